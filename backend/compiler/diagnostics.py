@@ -1,0 +1,69 @@
+"""Diagnostics: every problem the compiler finds, with where it is.
+
+A diagnostic never aborts the caller with an exception: passes collect them and
+the result says whether compilation could go on. `Location` names the element
+the way the canvas and the REST error shape do (node id, edge index, field).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+
+class Severity(Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    node: int | None = None
+    edge: int | None = None
+    field: str | None = None
+    """Dotted path inside the element, e.g. `parallelism` or `config.maxParallelism`."""
+
+    def describe(self) -> str:
+        parts = []
+        if self.node is not None:
+            parts.append(f"node {self.node}")
+        if self.edge is not None:
+            parts.append(f"edge #{self.edge}")
+        if self.field is not None:
+            parts.append(f"field '{self.field}'")
+        return ", ".join(parts) if parts else "document"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    """Stable, dotted, kebab-case (e.g. `edge.unknown-node`): tools and tests match on it."""
+    message: str
+    location: Location = Location()
+    severity: Severity = Severity.ERROR
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "node": self.location.node,
+            "edge": self.location.edge,
+            "field": self.location.field,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.severity.value}: {self.location.describe()}: {self.message} [{self.code}]"
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+class CompilationFailed(Exception):
+    """Raised by the convenience entry points when a document has errors."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(str(d) for d in diagnostics))

@@ -1,0 +1,411 @@
+"""The JobGraph: vertices, IntermediateDataSets, JobEdges, slot sharing, co-location.
+
+Follows Flink 2.3's `StreamingJobGraphGenerator` after `setChaining`:
+`setAllOperatorNonChainedOutputsConfigs` (result partition type of every
+non-chainable edge, data-set reuse per producing operator, deterministic data-set
+ids), `setAllVertexNonChainedOutputsConfigs` (`connect`, which fixes the order of
+a vertex's inputs and of its produced data sets), `getVerticesSortedTopologicallyFromSources`
+and `setSlotSharingAndCoLocation`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.chaining import ChainPlan
+from compiler.diagnostics import Diagnostic, Location
+from compiler.ids import intermediate_data_set_id, java_string_hash
+from compiler.model import (
+    DEFAULT_SLOT_SHARING_GROUP,
+    DistributionPattern,
+    ExchangeMode,
+    Hash128,
+    NodeId,
+    Partitioner,
+    ResultPartitionType,
+    RuntimeMode,
+    StreamEdge,
+    StreamGraph,
+)
+
+_EXPLICIT_TYPES = {
+    ExchangeMode.PIPELINED: ResultPartitionType.PIPELINED_BOUNDED,
+    ExchangeMode.BATCH: ResultPartitionType.BLOCKING,
+    ExchangeMode.HYBRID_FULL: ResultPartitionType.HYBRID_FULL,
+    ExchangeMode.HYBRID_SELECTIVE: ResultPartitionType.HYBRID_SELECTIVE,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class JobEdge:
+    producer: Hash128
+    """JobVertexID of the producing vertex."""
+    target: Hash128
+    data_set: Hash128
+    stream_edge: StreamEdge
+    distribution_pattern: DistributionPattern
+    result_partition_type: ResultPartitionType
+    ship_strategy: Partitioner
+    type_number: int
+    is_broadcast: bool
+    is_forward: bool
+
+
+@dataclass(slots=True)
+class IntermediateDataSet:
+    id: Hash128
+    producer: Hash128
+    result_partition_type: ResultPartitionType
+    consumers: list[JobEdge]
+
+
+@dataclass(slots=True)
+class JobVertex:
+    id: Hash128
+    name: str
+    head: NodeId
+    nodes: tuple[NodeId, ...]
+    """Operator order (post-order, head last); chained sources are not included."""
+    chained_sources: tuple[NodeId, ...]
+    parallelism: int
+    max_parallelism: int
+    """-1 = not set: the scheduler derives it (`compiler.execution`)."""
+    operator_ids: tuple[tuple[Hash128, Hash128 | None], ...]
+    """`getOperatorIDs()`: (generated, user-defined) per operator, in `nodes` order."""
+    slot_sharing_group_name: str
+    co_location_group: str | None
+    inputs: list[JobEdge]
+    produced_data_sets: list[IntermediateDataSet]
+    slot_sharing_group: int = -1
+    """Index into `JobGraph.slot_sharing_groups` (set once groups are known)."""
+
+    @property
+    def is_input_vertex(self) -> bool:
+        return not self.inputs
+
+    @property
+    def is_output_vertex(self) -> bool:
+        return not self.produced_data_sets
+
+
+@dataclass(frozen=True, slots=True)
+class SlotSharingGroup:
+    index: int
+    name: str
+    slots: int
+    """The largest parallelism among its vertices: slots it needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobGraph:
+    name: str
+    job_type: RuntimeMode
+    vertices_in_creation_order: tuple[JobVertex, ...]
+    vertices: tuple[JobVertex, ...]
+    """`getVerticesSortedTopologicallyFromSources()` order."""
+    slot_sharing_groups: tuple[SlotSharingGroup, ...]
+    vertex_of_node: dict[NodeId, Hash128]
+
+    @property
+    def maximum_parallelism(self) -> int:
+        return max((v.parallelism for v in self.vertices), default=-1)
+
+    @property
+    def slots_required(self) -> int:
+        return sum(g.slots for g in self.slot_sharing_groups)
+
+    def vertex(self, vertex_id: Hash128) -> JobVertex:
+        return self._by_id()[vertex_id]
+
+    def _by_id(self) -> dict[Hash128, JobVertex]:
+        return {v.id: v for v in self.vertices}
+
+
+@dataclass(slots=True)
+class _Output:
+    """A `NonChainedOutput` of one operator: one data set, maybe several edges."""
+
+    data_set: Hash128
+    result_type: ResultPartitionType
+    edge: StreamEdge
+    consumer_parallelism: int
+    consumer_max_parallelism: int
+
+
+def result_partition_type(graph: StreamGraph, edge: StreamEdge) -> ResultPartitionType:
+    """`determineUndefinedResultPartitionType` and the explicit exchange modes."""
+    explicit = _EXPLICIT_TYPES.get(edge.exchange_mode)
+    if explicit is not None:
+        result = explicit
+    elif graph.config.runtime_mode is RuntimeMode.BATCH:
+        result = ResultPartitionType.BLOCKING  # ALL_EDGES_BLOCKING
+    else:
+        result = ResultPartitionType.PIPELINED_BOUNDED  # ALL_EDGES_PIPELINED
+    if edge.partitioner.is_broadcast and result is ResultPartitionType.HYBRID_SELECTIVE:
+        result = ResultPartitionType.HYBRID_FULL
+    return result
+
+
+def _reusable(candidate: _Output, edge: StreamEdge, new_type: ResultPartitionType,
+              graph: StreamGraph) -> bool:
+    """`isOutputReusable`-style test of FLINK-28380 (one data set, several consumers)."""
+    old_type = candidate.result_type
+    same_kind = (old_type is new_type and new_type.is_reconsumable) or (
+        old_type.is_hybrid and new_type.is_hybrid
+    )
+    if not same_kind:
+        return False
+    target = graph.nodes[edge.target]
+    first = candidate.edge
+    return (
+        candidate.consumer_parallelism == target.parallelism
+        and candidate.consumer_max_parallelism == target.max_parallelism
+        and first.side_output_tag == edge.side_output_tag
+        and first.partitioner is edge.partitioner
+        and first.key == edge.key
+    )
+
+
+def build_job_graph(
+    graph: StreamGraph,
+    plan: ChainPlan,
+    hashes: dict[NodeId, Hash128],
+    user_hashes: dict[NodeId, Hash128 | None],
+    chainable: list[bool],
+) -> tuple[JobGraph, list[Diagnostic]]:
+    diagnostics: list[Diagnostic] = []
+    head_of = plan.head_of
+
+    # Operator-level outputs: per producing operator, its non-chainable edges in order.
+    output_of_edge: dict[int, _Output] = {}
+    for chain in plan.chains:
+        vertex_id = hashes[chain.head]
+        for nid in chain.nodes:
+            outputs: list[_Output] = []
+            for edge in graph.out_edges[nid]:
+                if chainable[edge.index]:
+                    continue
+                new_type = result_partition_type(graph, edge)
+                reused = None
+                if new_type.is_reconsumable or new_type.is_hybrid:
+                    reused = next(
+                        (o for o in outputs if _reusable(o, edge, new_type, graph)), None
+                    )
+                if reused is not None:
+                    if reused.result_type is ResultPartitionType.HYBRID_SELECTIVE:
+                        reused.result_type = ResultPartitionType.HYBRID_FULL
+                    output_of_edge[edge.index] = reused
+                    continue
+                target = graph.nodes[edge.target]
+                output = _Output(
+                    data_set=intermediate_data_set_id(
+                        vertex_id, java_string_hash(graph.edge_id(edge))
+                    ),
+                    result_type=new_type,
+                    edge=edge,
+                    consumer_parallelism=target.parallelism,
+                    consumer_max_parallelism=target.max_parallelism,
+                )
+                outputs.append(output)
+                output_of_edge[edge.index] = output
+
+    vertices: dict[NodeId, JobVertex] = {}
+    for chain in plan.chains:
+        head = graph.nodes[chain.head]
+        vertices[chain.head] = JobVertex(
+            id=hashes[chain.head],
+            name=chain.name,
+            head=chain.head,
+            nodes=chain.nodes,
+            chained_sources=chain.chained_sources,
+            parallelism=head.parallelism,
+            max_parallelism=head.max_parallelism,
+            operator_ids=tuple((hashes[n], user_hashes[n]) for n in chain.nodes),
+            slot_sharing_group_name=head.slot_sharing_group,
+            co_location_group=head.co_location_group,
+            inputs=[],
+            produced_data_sets=[],
+        )
+
+    # connect(): vertices in creation order, each over its transitive out-edges.
+    for chain in plan.chains:
+        producer = vertices[chain.head]
+        data_sets: dict[Hash128, IntermediateDataSet] = {}
+        for edge in chain.transitive_out_edges:
+            output = output_of_edge[edge.index]
+            data_set = data_sets.get(output.data_set)
+            if data_set is None:
+                data_set = IntermediateDataSet(
+                    output.data_set, producer.id, output.result_type, []
+                )
+                data_sets[output.data_set] = data_set
+                producer.produced_data_sets.append(data_set)
+            consumer = vertices[edge.target]
+            partitioner = edge.partitioner
+            job_edge = JobEdge(
+                producer=producer.id,
+                target=consumer.id,
+                data_set=data_set.id,
+                stream_edge=edge,
+                distribution_pattern=(
+                    DistributionPattern.POINTWISE
+                    if partitioner.is_pointwise
+                    else DistributionPattern.ALL_TO_ALL
+                ),
+                result_partition_type=data_set.result_partition_type,
+                ship_strategy=partitioner,
+                type_number=edge.type_number,
+                is_broadcast=partitioner.is_broadcast,
+                is_forward=partitioner is Partitioner.FORWARD,
+            )
+            consumer.inputs.append(job_edge)
+            data_set.consumers.append(job_edge)
+
+    creation_order = [vertices[c.head] for c in plan.chains]
+    by_id = {v.id: v for v in creation_order}
+    topological = _sorted_topologically(creation_order, by_id)
+    groups = _assign_slot_sharing(graph, creation_order, topological, by_id, diagnostics)
+    _check_hybrid(graph, creation_order, diagnostics)
+    job_graph = JobGraph(
+        name=graph.name,
+        job_type=graph.config.runtime_mode,
+        vertices_in_creation_order=tuple(creation_order),
+        vertices=tuple(topological),
+        slot_sharing_groups=groups,
+        vertex_of_node={nid: hashes[head] for nid, head in head_of.items()},
+    )
+    return job_graph, diagnostics
+
+
+def _sorted_topologically(
+    creation_order: list[JobVertex], by_id: dict[Hash128, JobVertex]
+) -> list[JobVertex]:
+    """`JobGraph.getVerticesSortedTopologicallyFromSources` (iterative depth first)."""
+    remaining = {v.id for v in creation_order}
+    result = [v for v in creation_order if not v.inputs]
+    for v in result:
+        remaining.discard(v.id)
+    position = 0
+    while remaining and position < len(result):
+        stack = [iter(_consumer_edges(result[position]))]
+        position += 1
+        while stack:
+            edge = next(stack[-1], None)
+            if edge is None:
+                stack.pop()
+                continue
+            target = by_id[edge.target]
+            if target.id not in remaining:
+                continue
+            if all(e is edge or e.producer not in remaining for e in target.inputs):
+                result.append(target)
+                remaining.discard(target.id)
+                stack.append(iter(_consumer_edges(target)))
+    return result
+
+
+def _consumer_edges(vertex: JobVertex) -> list[JobEdge]:
+    return [edge for data_set in vertex.produced_data_sets for edge in data_set.consumers]
+
+
+def _assign_slot_sharing(
+    graph: StreamGraph,
+    creation_order: list[JobVertex],
+    topological: list[JobVertex],
+    by_id: dict[Hash128, JobVertex],
+    diagnostics: list[Diagnostic],
+) -> tuple[SlotSharingGroup, ...]:
+    """`setSlotSharingAndCoLocation`: one group per name; "default" per pipelined region."""
+    # Group identity: ("named", name) or ("region", representative vertex id).
+    region_parent = {v.id: v.id for v in creation_order}
+
+    def find(x: Hash128) -> Hash128:
+        while region_parent[x] != x:
+            region_parent[x] = region_parent[region_parent[x]]
+            x = region_parent[x]
+        return x
+
+    for vertex in creation_order:
+        for data_set in vertex.produced_data_sets:
+            if data_set.result_partition_type.must_be_pipelined:
+                for edge in data_set.consumers:
+                    a, b = find(vertex.id), find(edge.target)
+                    if a != b:
+                        region_parent[a] = b
+
+    same_default = graph.config.all_vertices_in_same_slot_sharing_group_by_default
+    identity: dict[Hash128, tuple[str, object]] = {}
+    for vertex in creation_order:
+        name = vertex.slot_sharing_group_name
+        if name != DEFAULT_SLOT_SHARING_GROUP:
+            identity[vertex.id] = ("named", name)
+        elif same_default:
+            identity[vertex.id] = ("default", None)
+        else:
+            identity[vertex.id] = ("region", find(vertex.id))
+
+    index_of: dict[tuple[str, object], int] = {}
+    slots: list[int] = []
+    names: list[str] = []
+    for vertex in topological:
+        key = identity[vertex.id]
+        if key not in index_of:
+            index_of[key] = len(slots)
+            slots.append(0)
+            names.append(vertex.slot_sharing_group_name)
+        vertex.slot_sharing_group = index_of[key]
+        slots[index_of[key]] = max(slots[index_of[key]], vertex.parallelism)
+
+    co_located: dict[str, JobVertex] = {}
+    for vertex in creation_order:
+        key_name = vertex.co_location_group
+        if key_name is None:
+            continue
+        first = co_located.setdefault(key_name, vertex)
+        if first.slot_sharing_group != vertex.slot_sharing_group:
+            diagnostics.append(
+                Diagnostic(
+                    "jobgraph.co-location-slot-sharing",
+                    f"co-location group '{key_name}' joins vertices in different slot sharing "
+                    f"groups ('{first.slot_sharing_group_name}' and "
+                    f"'{vertex.slot_sharing_group_name}'); Flink requires one slot sharing "
+                    "group for all co-located tasks",
+                    Location(node=vertex.head, field="coLocationGroup"),
+                )
+            )
+    return tuple(SlotSharingGroup(i, names[i], slots[i]) for i in range(len(slots)))
+
+
+def _check_hybrid(
+    graph: StreamGraph, creation_order: list[JobVertex], diagnostics: list[Diagnostic]
+) -> None:
+    hybrid_edges = [
+        edge
+        for vertex in creation_order
+        for data_set in vertex.produced_data_sets
+        if data_set.result_partition_type.is_hybrid
+        for edge in data_set.consumers
+    ]
+    if not hybrid_edges:
+        return
+    first = hybrid_edges[0].stream_edge
+    if graph.config.runtime_mode is not RuntimeMode.BATCH:
+        diagnostics.append(
+            Diagnostic(
+                "jobgraph.hybrid-in-streaming",
+                "hybrid shuffle mode only supports batch jobs: set the runtime mode to BATCH "
+                "or use another exchange mode",
+                Location(edge=first.index, field="exchangeMode"),
+            )
+        )
+    for vertex in creation_order:
+        if vertex.slot_sharing_group_name != DEFAULT_SLOT_SHARING_GROUP:
+            diagnostics.append(
+                Diagnostic(
+                    "jobgraph.hybrid-slot-sharing",
+                    "hybrid shuffle mode currently does not support setting non-default slot "
+                    f"sharing group (vertex '{vertex.name}' is in "
+                    f"'{vertex.slot_sharing_group_name}')",
+                    Location(node=vertex.head, field="slotSharingGroup"),
+                )
+            )
