@@ -13,6 +13,7 @@ carries the diagnostics and no later products.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -92,4 +93,16 @@ def compile_document(document: object, *, until: str = "execution") -> Compilati
     result.diagnostics.extend(diagnostics)
     if not has_errors(diagnostics):
         result.execution = execution
+    return result
+
+
+def median_pass_timings(document: object, *, repeat: int) -> dict[str, float]:
+    """Median milliseconds of each pass (and of all of them) over `repeat` runs.
+
+    One warm-up run first, so imports and caches are not counted.
+    """
+    compile_document(document)
+    runs = [compile_document(document).timings_ms for _ in range(max(1, repeat))]
+    result = {name: statistics.median(run.get(name, 0.0) for run in runs) for name in PASSES}
+    result["total"] = statistics.median(sum(run.values()) for run in runs)
     return result
