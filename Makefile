@@ -1,0 +1,66 @@
+# StreamGraph Studio developer commands (GNU make).
+
+PYTHON_BOOT ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+PORT ?= 8000
+TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+
+INSTALLED := $(VENV)/.installed
+NODE_STAMP := node_modules/.package-lock.json
+
+.DEFAULT_GOAL := help
+
+.PHONY: help install run test lint fmt bench clean
+
+help:
+	@echo "StreamGraph Studio"
+	@echo ""
+	@echo "  make run     install dependencies, migrate, serve http://127.0.0.1:$(PORT)"
+	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and PostgreSQL)"
+	@echo "  make bench   run the compiler benchmark"
+	@echo "  make lint    ruff check and format check"
+	@echo "  make fmt     ruff format and autofix"
+	@echo "  make clean   remove .venv, node_modules and var"
+	@echo ""
+	@echo "Variables: PORT=$(PORT) TEST_POSTGRES_URL=$(TEST_POSTGRES_URL)"
+
+$(INSTALLED): requirements/base.txt requirements/dev.txt
+	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements/dev.txt
+	touch $@
+
+install: $(INSTALLED)
+
+# npm writes its hidden lockfile only into an existing node_modules folder.
+$(NODE_STAMP): package.json
+	mkdir -p node_modules
+	npm install --no-audit --no-fund
+	touch $@
+
+run: $(INSTALLED) $(NODE_STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/mypy
+	PYTHONPATH=backend $(BIN)/lint-imports
+	$(PY) manage.py check
+	$(BIN)/pytest
+	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend
+
+fmt: $(INSTALLED)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(INSTALLED)
+	$(PY) -m benchmarks.compiler_bench
+
+clean:
+	rm -rf $(VENV) node_modules var

@@ -1,0 +1,1 @@
+"""Shared pytest configuration; Django settings come from pyproject.toml (pytest-django)."""
