@@ -32,10 +32,7 @@ _BREAKING_TARGET = (ChainingStrategy.NEVER, ChainingStrategy.HEAD)
 def _operators_chainable(
     graph: StreamGraph, up: StreamNode, down: StreamNode, head_factory: OperatorFactory
 ) -> bool:
-    if (
-        down.factory is OperatorFactory.YIELDING
-        and head_factory is OperatorFactory.LEGACY_SOURCE
-    ):
+    if down.factory is OperatorFactory.YIELDING and head_factory is OperatorFactory.LEGACY_SOURCE:
         return False
     strategy = down.chaining_strategy
     if strategy in _BREAKING_TARGET or up.chaining_strategy is ChainingStrategy.NEVER:
@@ -49,9 +46,7 @@ def _operators_chainable(
     )
 
 
-def is_chainable_input(
-    graph: StreamGraph, edge: StreamEdge, head_factory: OperatorFactory
-) -> bool:
+def is_chainable_input(graph: StreamGraph, edge: StreamEdge, head_factory: OperatorFactory) -> bool:
     """`isChainableInput`: everything but the single-input requirement."""
     up = graph.nodes[edge.source]
     down = graph.nodes[edge.target]

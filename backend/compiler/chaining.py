@@ -1,25 +1,34 @@
 """Operator chains as Flink 2.3's `StreamingJobGraphGenerator.setChaining` builds them.
 
-Entry points are the sources in ascending id (a FLIP-27 source that chains into
-a HEAD_WITH_SOURCES operator is folded into that operator's entry). From each
-entry `createChain` walks depth first: chainable out-edges first, in out-edge
-order, then the non-chainable ones, each starting (or reusing) the chain of its
-target. A node is added to its chain after its children (post-order), and a
-chain's vertex is created when its head finishes, so downstream vertices are
-created before upstream ones. The walk is iterative: chains of thousands of
-operators must not hit Python's recursion limit.
+Flink's `createChain` is a recursion: from each entry point (the sources in
+ascending id; a FLIP-27 source that chains into a HEAD_WITH_SOURCES operator is
+folded into that operator's entry) it walks chainable out-edges first, in
+out-edge order, then the non-chainable ones, each starting (or reusing) the
+chain of its target; a node joins its chain after its children (post-order) and
+a chain's JobVertex is created when its head finishes. That recursion has three
+products, computed here directly and without recursion (chains of thousands of
+operators must not hit Python's recursion limit):
+
+* chain membership: an edge that chains makes its target part of its source's
+  chain; every other node heads a chain;
+* a chain's operator order: post-order of its tree of chainable edges, and its
+  transitive out-edges: the non-chainable out-edges of its nodes, in that order;
+* vertex creation order: depth-first post-order over chains, from the entry
+  points in ascending id, following each chain's transitive out-edges in order.
+
+`tests/compiler/reference_chaining.py` keeps a literal transcription of the
+recursion; a property test checks both agree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from compiler.chainability import is_chainable_source
 from compiler.model import NodeId, StreamEdge, StreamGraph
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
 class Chain:
     """One operator chain: what becomes one JobVertex."""
 
@@ -42,89 +51,108 @@ class ChainPlan:
     """Every node (chained sources included) -> the head of its chain."""
 
 
-@dataclass(slots=True)
-class _ChainInfo:
-    start: NodeId
-    nodes: list[NodeId] = field(default_factory=list)
-    chained_sources: list[NodeId] = field(default_factory=list)
-
-
-_Call = tuple[NodeId, _ChainInfo]
-_Frame = Generator[_Call, list[StreamEdge] | None, list[StreamEdge]]
-
-
 def build_chains(graph: StreamGraph, chainable: list[bool]) -> ChainPlan:
-    entries: dict[NodeId, _ChainInfo] = {}
+    # Entry points; FLIP-27 sources folded into their HEAD_WITH_SOURCES consumer.
+    entries: set[NodeId] = set()
+    folded_into: dict[NodeId, list[NodeId]] = {}
+    folded: set[NodeId] = set()
     for source in graph.source_ids:
         edge = is_chainable_source(graph, source, chainable)
-        if edge is not None:
-            entries.setdefault(edge.target, _ChainInfo(edge.target)).chained_sources.append(source)
+        if edge is None:
+            entries.add(source)
         else:
-            entries.setdefault(source, _ChainInfo(source))
+            entries.add(edge.target)
+            folded_into.setdefault(edge.target, []).append(source)
+            folded.add(source)
 
-    built: dict[NodeId, tuple[_ChainInfo, list[StreamEdge]]] = {}
-    order: list[NodeId] = []
-    chainable_out = {
-        nid: [e for e in edges if chainable[e.index]] for nid, edges in graph.out_edges.items()
-    }
-    other_out = {
-        nid: [e for e in edges if not chainable[e.index]] for nid, edges in graph.out_edges.items()
-    }
+    # Chain trees: chainable out-edges (a chained source's edge is not one of them).
+    chained_children: dict[NodeId, list[StreamEdge]] = {}
+    if graph.config.chaining_enabled:
+        for edge in graph.edges:
+            if chainable[edge.index] and edge.source not in folded:
+                chained_children.setdefault(edge.source, []).append(edge)
+    heads = [
+        nid
+        for nid in graph.topological_order
+        if nid not in folded
+        and not (
+            len(graph.in_edges[nid]) == 1
+            and chainable[graph.in_edges[nid][0].index]
+            and graph.in_edges[nid][0].source not in folded
+        )
+    ]
 
-    def create_chain(current: NodeId, info: _ChainInfo) -> _Frame:
-        if info.start in built:
-            return []
-        transitive: list[StreamEdge] = []
-        for edge in chainable_out[current]:
-            transitive += (yield edge.target, info) or []
-        for edge in other_out[current]:
-            transitive.append(edge)
-            target_info = entries.setdefault(edge.target, _ChainInfo(edge.target))
-            yield edge.target, target_info
-        info.nodes.append(current)
-        if current == info.start:
-            built[current] = (info, transitive)
-            order.append(current)
-        return transitive
+    out_edges = graph.out_edges
+    members: dict[NodeId, tuple[NodeId, ...]] = {}
+    transitive: dict[NodeId, tuple[StreamEdge, ...]] = {}
+    for head in heads:
+        order = _post_order(head, chained_children)
+        members[head] = order
+        transitive[head] = tuple(
+            edge for nid in order for edge in out_edges[nid] if not chainable[edge.index]
+        )
 
-    for start in sorted(entries):
-        stack: list[_Frame] = [create_chain(start, entries[start])]
-        result: list[StreamEdge] | None = None  # a fresh generator must be sent None
+    creation_order: list[NodeId] = []
+    created: set[NodeId] = set()
+    for entry in sorted(entries):
+        if entry in created:
+            continue
+        created.add(entry)
+        stack = [(entry, iter(transitive[entry]))]
         while stack:
-            try:
-                call = stack[-1].send(result)
-            except StopIteration as finished:
+            head, pending = stack[-1]
+            edge = next(pending, None)
+            if edge is None:
                 stack.pop()
-                result = finished.value
-                continue
-            stack.append(create_chain(*call))
-            result = None
+                creation_order.append(head)
+            elif edge.target not in created:
+                created.add(edge.target)
+                stack.append((edge.target, iter(transitive[edge.target])))
 
     head_of: dict[NodeId, NodeId] = {}
     chains: list[Chain] = []
-    for head in order:
-        info, transitive = built[head]
-        for nid in info.nodes:
+    for head in creation_order:
+        for nid in members[head]:
             head_of[nid] = head
-        for nid in info.chained_sources:
+        sources = tuple(folded_into.get(head, ()))
+        for nid in sources:
             head_of[nid] = head
         chains.append(
             Chain(
                 head=head,
-                nodes=tuple(info.nodes),
-                chained_sources=tuple(info.chained_sources),
-                name=chained_name(graph, head, chainable_out, info.chained_sources),
-                transitive_out_edges=tuple(transitive),
+                nodes=members[head],
+                chained_sources=sources,
+                name=chained_name(graph, head, chained_children, sources),
+                transitive_out_edges=transitive[head],
             )
         )
     return ChainPlan(chains=tuple(chains), head_of=head_of)
 
 
+def _post_order(
+    head: NodeId, chained_children: dict[NodeId, list[StreamEdge]]
+) -> tuple[NodeId, ...]:
+    """Children (in out-edge order) before their parent, the head last."""
+    if head not in chained_children:
+        return (head,)
+    order: list[NodeId] = []
+    stack = [(head, iter(chained_children[head]))]
+    while stack:
+        nid, pending = stack[-1]
+        edge = next(pending, None)
+        if edge is None:
+            stack.pop()
+            order.append(nid)
+        else:
+            stack.append((edge.target, iter(chained_children.get(edge.target, ()))))
+    return tuple(order)
+
+
 def chained_name(
     graph: StreamGraph,
     head: NodeId,
-    chainable_out: dict[NodeId, list[StreamEdge]],
-    chained_sources: list[NodeId],
+    chained_children: dict[NodeId, list[StreamEdge]],
+    chained_sources: tuple[NodeId, ...],
 ) -> str:
     """`createChainedName`: `a -> b`, `a -> (b, c -> d)`, `mit [Source: s1, Source: s2]`.
 
@@ -132,6 +160,8 @@ def chained_name(
     chain quadratic in time and memory.
     """
     nodes = graph.nodes
+    if head not in chained_children and not chained_sources:
+        return nodes[head].name
     parts: list[str] = []
     # Work items: a node to name, or a literal string to emit.
     work: list[NodeId | str] = [head]
@@ -143,11 +173,9 @@ def chained_name(
         parts.append(nodes[item].name)
         if item == head and chained_sources:
             by_source = set(chained_sources)
-            names = [
-                nodes[e.source].name for e in graph.in_edges[item] if e.source in by_source
-            ]
+            names = [nodes[e.source].name for e in graph.in_edges[item] if e.source in by_source]
             parts.append(" [" + ", ".join(names) + "]")
-        children = chainable_out[item]
+        children = chained_children.get(item, ())
         if len(children) == 1:
             parts.append(" -> ")
             work.append(children[0].target)

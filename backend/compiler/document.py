@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -103,9 +103,7 @@ class _Reader:
             return enum(value)
         except ValueError:
             allowed = ", ".join(m.value for m in enum)
-            self.error(
-                "field.enum", f"'{key}' must be one of {allowed}, got {value!r}", **where
-            )
+            self.error("field.enum", f"'{key}' must be one of {allowed}, got {value!r}", **where)
             return default
 
 
@@ -177,6 +175,8 @@ def _read(raw: object, r: _Reader) -> StreamGraph | None:
         in_edges={nid: tuple(v) for nid, v in in_lists.items()},
         source_ids=tuple(sorted(nid for nid in nodes if not in_lists[nid])),
         topological_order=tuple(order),
+        input_ids={nid: tuple(e.source for e in v) for nid, v in in_lists.items()},
+        output_ids={nid: tuple(e.target for e in v) for nid, v in out_lists.items()},
     )
 
 
@@ -190,8 +190,7 @@ def _read_config(raw: object, r: _Reader) -> JobConfig | None:
     if not _bounded(default_parallelism, allow_default=False):
         r.error(
             "config.parallelism-bounds",
-            "default parallelism must be between 1 and 32768, "
-            f"found: {default_parallelism}",
+            f"default parallelism must be between 1 and 32768, found: {default_parallelism}",
             field="config.defaultParallelism",
         )
     if not _bounded(max_parallelism, allow_default=True):
@@ -330,7 +329,9 @@ def _read_edges(
             else:
                 ends.append(NodeId(value))
         if "partitioner" not in raw:
-            r.error("field.missing", "an edge needs a 'partitioner'", edge=index, field="partitioner")
+            r.error(
+                "field.missing", "an edge needs a 'partitioner'", edge=index, field="partitioner"
+            )
         partitioner = r.read_enum(raw, "partitioner", Partitioner, Partitioner.FORWARD, where)
         exchange_mode = r.read_enum(
             raw, "exchangeMode", ExchangeMode, ExchangeMode.UNDEFINED, where

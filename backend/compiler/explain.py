@@ -59,10 +59,16 @@ class HashExplanation:
             text = (
                 f"position {self.position} in the traversal, "
                 f"{len(self.chained_outputs)} chainable out-edge(s)"
-                + (f" (to {', '.join(map(str, self.chained_outputs))})"
-                   if self.chained_outputs else "")
-                + (f", inputs {', '.join(map(str, self.inputs))} in order"
-                   if self.inputs else ", no inputs")
+                + (
+                    f" (to {', '.join(map(str, self.chained_outputs))})"
+                    if self.chained_outputs
+                    else ""
+                )
+                + (
+                    f", inputs {', '.join(map(str, self.inputs))} in order"
+                    if self.inputs
+                    else ", no inputs"
+                )
                 + "; set a uid to make it stable"
             )
         if self.user_defined is not None:
@@ -108,8 +114,10 @@ def explain(
     edges = []
     for edge in graph.edges:
         folded = edge.source in chained_sources
-        reasons = () if chainable[edge.index] else tuple(
-            chain_blockers(graph, edge, factories[edge.source])
+        reasons = (
+            ()
+            if chainable[edge.index]
+            else tuple(chain_blockers(graph, edge, factories[edge.source]))
         )
         edges.append(
             EdgeExplanation(
@@ -128,9 +136,7 @@ def explain(
             hash=hashes[nid],
             from_uid=node.uid is not None,
             position=position[nid],
-            chained_outputs=tuple(
-                e.target for e in graph.out_edges[nid] if chainable[e.index]
-            ),
+            chained_outputs=tuple(e.target for e in graph.out_edges[nid] if chainable[e.index]),
             inputs=tuple(e.source for e in graph.in_edges[nid]),
             uid=node.uid,
             user_defined=user_hashes.get(nid),

@@ -20,8 +20,15 @@ from compiler.jobgraph import JobGraph, JobVertex
 from compiler.model import NodeId, Partitioner, StreamGraph
 
 # Jackson escapes control characters as \uXXXX with upper-case hex, except these.
-_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n",
-                  "\r": "\\r", "\t": "\\t"}
+_SHORT_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
 _NON_SINK_SINK_KINDS = frozenset({"sink.writer", "sink.committer"})
 
 
@@ -79,8 +86,8 @@ def execution_plan(graph: StreamGraph) -> str:
                 for edge in graph.in_edges[nid]
             ]
             fields.append(
-                '    "predecessors" : ' + ("[ " + ", ".join(predecessors) + " ]"
-                                           if predecessors else "[ ]")
+                '    "predecessors" : '
+                + ("[ " + ", ".join(predecessors) + " ]" if predecessors else "[ ]")
             )
         objects.append("{\n" + ",\n".join(fields) + "\n  }")
     body = "[ " + ", ".join(objects) + " ]" if objects else "[ ]"
@@ -185,7 +192,9 @@ def vertex_pretty_name(graph: StreamGraph, plan: ChainPlan, vertex: JobVertex) -
     out = [head.name]
     if vertex.chained_sources:
         chained = set(vertex.chained_sources)
-        sources = [graph.nodes[e.source].name for e in graph.in_edges[head.id] if e.source in chained]
+        sources = [
+            graph.nodes[e.source].name for e in graph.in_edges[head.id] if e.source in chained
+        ]
         out.append(" [" + ", ".join(sources) + "]")
     out.append("\n")
     work: list[tuple[NodeId, str, bool]] = []  # (node, prefix, is last sibling)
@@ -194,7 +203,8 @@ def vertex_pretty_name(graph: StreamGraph, plan: ChainPlan, vertex: JobVertex) -
         children = [
             e.target
             for e in graph.out_edges[nid]
-            if plan.head_of.get(e.target) == vertex.head and e.target != vertex.head
+            if plan.head_of.get(e.target) == vertex.head
+            and e.target != vertex.head
             and e.target not in vertex.chained_sources
         ]
         for position in range(len(children) - 1, -1, -1):
@@ -210,9 +220,7 @@ def vertex_pretty_name(graph: StreamGraph, plan: ChainPlan, vertex: JobVertex) -
 
 def _html_escape(text: str) -> str:
     """commons-lang3 `escapeHtml4`: the HTML 4.01 named entities."""
-    return "".join(
-        f"&{codepoint2name[ord(c)]};" if ord(c) in codepoint2name else c for c in text
-    )
+    return "".join(f"&{codepoint2name[ord(c)]};" if ord(c) in codepoint2name else c for c in text)
 
 
 def job_plan(

@@ -16,15 +16,38 @@ from __future__ import annotations
 
 import struct
 from collections import deque
+from typing import cast
 
 import mmh3
 
 from compiler.document import encode_java_utf8
 from compiler.model import Hash128, NodeId, StreamGraph
 
-# Byte-wise "h[j] * 37 mod 256" on all 16 bytes at once: spread the even and the
-# odd bytes into 16-bit lanes, where the product (<= 255 * 37) cannot carry over.
-_EVEN_BYTES = int("00ff" * 8, 16)
+# `(byte) (b * 37)` for every byte value: the per-byte multiply of the input mixing,
+# applied to all 16 bytes at once with `bytes.translate`.
+_TIMES_37 = bytes((b * 37) & 0xFF for b in range(256))
+
+# murmur3(LE32(k) * (1 + c)) for the k-th hashed node with c chainable out-edges,
+# as an int and already multiplied for mixing. A pure function of (k, c), so the
+# tables are filled once per process and shared by every compilation: the
+# traversal then costs a lookup per node instead of a murmur3 call.
+_LE32 = struct.Struct("<i").pack
+_PLAIN_SEEDS: list[list[int]] = []
+_MIXED_SEEDS: list[list[int]] = []
+
+
+def _seed_tables(nodes: int, max_chained: int) -> tuple[list[list[int]], list[list[int]]]:
+    """Seed tables covering k < nodes and c <= max_chained."""
+    while len(_PLAIN_SEEDS) <= max_chained:
+        _PLAIN_SEEDS.append([])
+        _MIXED_SEEDS.append([])
+    for chained in range(max_chained + 1):
+        plain, mixed = _PLAIN_SEEDS[chained], _MIXED_SEEDS[chained]
+        for k in range(len(plain), nodes):
+            seed = mmh3.hash_bytes(_LE32(k) * (1 + chained))
+            plain.append(int.from_bytes(seed, "big"))
+            mixed.append(int.from_bytes(seed.translate(_TIMES_37), "big"))
+    return _PLAIN_SEEDS, _MIXED_SEEDS
 
 
 def murmur3_128(data: bytes) -> Hash128:
@@ -39,48 +62,59 @@ def hash_uid(uid: str) -> Hash128:
 
 def mix_input(own: int, other: int) -> int:
     """`hash[j] = (byte) (hash[j] * 37 ^ other[j])` for all 16 bytes."""
-    low = ((own & _EVEN_BYTES) * 37) & _EVEN_BYTES
-    high = (((own >> 8) & _EVEN_BYTES) * 37) & _EVEN_BYTES
-    return (low | (high << 8)) ^ other
+    return int.from_bytes(own.to_bytes(16, "big").translate(_TIMES_37), "big") ^ other
 
 
 def traverse_and_hash(graph: StreamGraph, chainable: list[bool]) -> dict[NodeId, Hash128]:
-    """`StreamGraphHasherV2.traverseStreamGraphAndGenerateHashes`."""
-    out_edges = graph.out_edges
-    nodes = graph.nodes
-    # What each node's hash needs, gathered once: its uid, its inputs in in-edge
-    # order and how many of its out-edges chain.
-    inputs = {nid: tuple(e.source for e in edges) for nid, edges in graph.in_edges.items()}
-    chained_outputs = {
-        nid: sum(1 for e in edges if chainable[e.index]) for nid, edges in out_edges.items()
-    }
-    children = {nid: tuple(e.target for e in edges) for nid, edges in out_edges.items()}
-    pack = struct.Struct("<i").pack
-    hash_bytes = mmh3.hash_bytes
-    from_bytes = int.from_bytes
+    """`StreamGraphHasherV2.traverseStreamGraphAndGenerateHashes`.
 
-    hashes: dict[NodeId, Hash128] = {}
+    The result's insertion order is the hashing order (k = position).
+    """
+    nodes = graph.nodes
+    inputs = graph.input_ids
+    children = graph.output_ids
+    uids = {nid: node.uid for nid, node in nodes.items() if node.uid is not None}
+    chained_outputs = dict.fromkeys(nodes, 0)
+    if graph.config.chaining_enabled:
+        for edge, chains in zip(graph.edges, chainable, strict=True):
+            if chains:
+                chained_outputs[edge.source] += 1
+    plain_seeds, mixed_seeds = _seed_tables(len(nodes), max(chained_outputs.values(), default=0))
+    from_bytes = int.from_bytes
+    times_37 = _TIMES_37
+
+    hashes: dict[NodeId, int] = {}  # Hash128 values; NewType calls cost time per node
     visited = set(graph.source_ids)
     queue = deque(graph.source_ids)
+    popleft = queue.popleft
+    enqueue = queue.append
     while queue:
-        nid = queue.popleft()
-        uid = nodes[nid].uid
-        if uid is not None:
-            hashes[nid] = hash_uid(uid)
+        nid = popleft()
+        if uids and nid in uids:
+            hashes[nid] = hash_uid(uids[nid])
         else:
             sources = inputs[nid]
-            if not all(s in hashes for s in sources):
-                visited.discard(nid)  # another input will enqueue it again
-                continue
-            h = from_bytes(hash_bytes(pack(len(hashes)) * (1 + chained_outputs[nid])), "big")
-            for s in sources:
-                h = mix_input(h, hashes[s])
-            hashes[nid] = Hash128(h)
+            if len(sources) == 1:
+                source_hash = hashes.get(sources[0])
+                if source_hash is None:
+                    visited.discard(nid)  # its input will enqueue it again
+                    continue
+                h = mixed_seeds[chained_outputs[nid]][len(hashes)] ^ source_hash
+            elif not sources:
+                h = plain_seeds[chained_outputs[nid]][len(hashes)]
+            else:
+                if not all(s in hashes for s in sources):
+                    visited.discard(nid)
+                    continue
+                h = plain_seeds[chained_outputs[nid]][len(hashes)]
+                for s in sources:
+                    h = from_bytes(h.to_bytes(16, "big").translate(times_37), "big") ^ hashes[s]
+            hashes[nid] = h
         for child in children[nid]:
             if child not in visited:
                 visited.add(child)
-                queue.append(child)
-    return hashes
+                enqueue(child)
+    return cast(dict[NodeId, Hash128], hashes)
 
 
 def user_hashes(graph: StreamGraph) -> dict[NodeId, Hash128 | None]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from compiler.chaining import ChainPlan
 from compiler.diagnostics import Diagnostic, Location
-from compiler.ids import intermediate_data_set_id, java_string_hash
+from compiler.ids import EdgeIdHasher, intermediate_data_set_id
 from compiler.model import (
     DEFAULT_SLOT_SHARING_GROUP,
     DistributionPattern,
@@ -28,6 +28,8 @@ from compiler.model import (
     StreamGraph,
 )
 
+_MAY_BE_REUSED = frozenset(t for t in ResultPartitionType if t.is_reconsumable or t.is_hybrid)
+_POINTWISE = frozenset(p for p in Partitioner if p.is_pointwise)
 _EXPLICIT_TYPES = {
     ExchangeMode.PIPELINED: ResultPartitionType.PIPELINED_BOUNDED,
     ExchangeMode.BATCH: ResultPartitionType.BLOCKING,
@@ -36,7 +38,7 @@ _EXPLICIT_TYPES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
 class JobEdge:
     producer: Hash128
     """JobVertexID of the producing vertex."""
@@ -134,20 +136,35 @@ class _Output:
 
 def result_partition_type(graph: StreamGraph, edge: StreamEdge) -> ResultPartitionType:
     """`determineUndefinedResultPartitionType` and the explicit exchange modes."""
-    explicit = _EXPLICIT_TYPES.get(edge.exchange_mode)
-    if explicit is not None:
-        result = explicit
-    elif graph.config.runtime_mode is RuntimeMode.BATCH:
-        result = ResultPartitionType.BLOCKING  # ALL_EDGES_BLOCKING
-    else:
-        result = ResultPartitionType.PIPELINED_BOUNDED  # ALL_EDGES_PIPELINED
-    if edge.partitioner.is_broadcast and result is ResultPartitionType.HYBRID_SELECTIVE:
-        result = ResultPartitionType.HYBRID_FULL
-    return result
+    return _result_types(graph.config.runtime_mode)[edge.exchange_mode, edge.partitioner]
 
 
-def _reusable(candidate: _Output, edge: StreamEdge, new_type: ResultPartitionType,
-              graph: StreamGraph) -> bool:
+def _result_types(
+    mode: RuntimeMode,
+) -> dict[tuple[ExchangeMode, Partitioner], ResultPartitionType]:
+    """Result partition type by (exchange mode, partitioner) for a runtime mode."""
+    # UNDEFINED follows the global exchange mode: ALL_EDGES_BLOCKING in BATCH,
+    # ALL_EDGES_PIPELINED in STREAMING.
+    undefined = (
+        ResultPartitionType.BLOCKING
+        if mode is RuntimeMode.BATCH
+        else ResultPartitionType.PIPELINED_BOUNDED
+    )
+    table = {}
+    for exchange_mode in ExchangeMode:
+        for partitioner in Partitioner:
+            result = _EXPLICIT_TYPES.get(exchange_mode, undefined)
+            if partitioner is Partitioner.BROADCAST and (
+                result is ResultPartitionType.HYBRID_SELECTIVE
+            ):
+                result = ResultPartitionType.HYBRID_FULL
+            table[exchange_mode, partitioner] = result
+    return table
+
+
+def _reusable(
+    candidate: _Output, edge: StreamEdge, new_type: ResultPartitionType, graph: StreamGraph
+) -> bool:
     """`isOutputReusable`-style test of FLINK-28380 (one data set, several consumers)."""
     old_type = candidate.result_type
     same_kind = (old_type is new_type and new_type.is_reconsumable) or (
@@ -175,6 +192,8 @@ def build_job_graph(
 ) -> tuple[JobGraph, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     head_of = plan.head_of
+    result_types = _result_types(graph.config.runtime_mode)
+    edge_id_hash = EdgeIdHasher(graph)
 
     # Operator-level outputs: per producing operator, its non-chainable edges in order.
     output_of_edge: dict[int, _Output] = {}
@@ -185,12 +204,10 @@ def build_job_graph(
             for edge in graph.out_edges[nid]:
                 if chainable[edge.index]:
                     continue
-                new_type = result_partition_type(graph, edge)
+                new_type = result_types[edge.exchange_mode, edge.partitioner]
                 reused = None
-                if new_type.is_reconsumable or new_type.is_hybrid:
-                    reused = next(
-                        (o for o in outputs if _reusable(o, edge, new_type, graph)), None
-                    )
+                if new_type in _MAY_BE_REUSED:
+                    reused = next((o for o in outputs if _reusable(o, edge, new_type, graph)), None)
                 if reused is not None:
                     if reused.result_type is ResultPartitionType.HYBRID_SELECTIVE:
                         reused.result_type = ResultPartitionType.HYBRID_FULL
@@ -198,9 +215,7 @@ def build_job_graph(
                     continue
                 target = graph.nodes[edge.target]
                 output = _Output(
-                    data_set=intermediate_data_set_id(
-                        vertex_id, java_string_hash(graph.edge_id(edge))
-                    ),
+                    data_set=intermediate_data_set_id(vertex_id, edge_id_hash(edge)),
                     result_type=new_type,
                     edge=edge,
                     consumer_parallelism=target.parallelism,
@@ -235,9 +250,7 @@ def build_job_graph(
             output = output_of_edge[edge.index]
             data_set = data_sets.get(output.data_set)
             if data_set is None:
-                data_set = IntermediateDataSet(
-                    output.data_set, producer.id, output.result_type, []
-                )
+                data_set = IntermediateDataSet(output.data_set, producer.id, output.result_type, [])
                 data_sets[output.data_set] = data_set
                 producer.produced_data_sets.append(data_set)
             consumer = vertices[edge.target]
@@ -249,13 +262,13 @@ def build_job_graph(
                 stream_edge=edge,
                 distribution_pattern=(
                     DistributionPattern.POINTWISE
-                    if partitioner.is_pointwise
+                    if partitioner in _POINTWISE
                     else DistributionPattern.ALL_TO_ALL
                 ),
                 result_partition_type=data_set.result_partition_type,
                 ship_strategy=partitioner,
                 type_number=edge.type_number,
-                is_broadcast=partitioner.is_broadcast,
+                is_broadcast=partitioner is Partitioner.BROADCAST,
                 is_forward=partitioner is Partitioner.FORWARD,
             )
             consumer.inputs.append(job_edge)
@@ -281,10 +294,8 @@ def _sorted_topologically(
     creation_order: list[JobVertex], by_id: dict[Hash128, JobVertex]
 ) -> list[JobVertex]:
     """`JobGraph.getVerticesSortedTopologicallyFromSources` (iterative depth first)."""
-    remaining = {v.id for v in creation_order}
+    remaining = {v.id for v in creation_order if v.inputs}
     result = [v for v in creation_order if not v.inputs]
-    for v in result:
-        remaining.discard(v.id)
     position = 0
     while remaining and position < len(result):
         stack = [iter(_consumer_edges(result[position]))]
@@ -294,18 +305,23 @@ def _sorted_topologically(
             if edge is None:
                 stack.pop()
                 continue
-            target = by_id[edge.target]
-            if target.id not in remaining:
+            target_id = edge.target
+            if target_id not in remaining:
                 continue
-            if all(e is edge or e.producer not in remaining for e in target.inputs):
+            target = by_id[target_id]
+            inputs = target.inputs
+            if len(inputs) == 1 or all(e is edge or e.producer not in remaining for e in inputs):
                 result.append(target)
-                remaining.discard(target.id)
+                remaining.discard(target_id)
                 stack.append(iter(_consumer_edges(target)))
     return result
 
 
 def _consumer_edges(vertex: JobVertex) -> list[JobEdge]:
-    return [edge for data_set in vertex.produced_data_sets for edge in data_set.consumers]
+    data_sets = vertex.produced_data_sets
+    if len(data_sets) == 1:
+        return data_sets[0].consumers
+    return [edge for data_set in data_sets for edge in data_set.consumers]
 
 
 def _assign_slot_sharing(
@@ -316,8 +332,9 @@ def _assign_slot_sharing(
     diagnostics: list[Diagnostic],
 ) -> tuple[SlotSharingGroup, ...]:
     """`setSlotSharingAndCoLocation`: one group per name; "default" per pipelined region."""
-    # Group identity: ("named", name) or ("region", representative vertex id).
-    region_parent = {v.id: v.id for v in creation_order}
+    same_default = graph.config.all_vertices_in_same_slot_sharing_group_by_default
+    # Group identity: ("named", name), ("default", None) or ("region", representative).
+    region_parent = {} if same_default else {v.id: v.id for v in creation_order}
 
     def find(x: Hash128) -> Hash128:
         while region_parent[x] != x:
@@ -325,7 +342,7 @@ def _assign_slot_sharing(
             x = region_parent[x]
         return x
 
-    for vertex in creation_order:
+    for vertex in creation_order if not same_default else ():
         for data_set in vertex.produced_data_sets:
             if data_set.result_partition_type.must_be_pipelined:
                 for edge in data_set.consumers:
@@ -333,7 +350,6 @@ def _assign_slot_sharing(
                     if a != b:
                         region_parent[a] = b
 
-    same_default = graph.config.all_vertices_in_same_slot_sharing_group_by_default
     identity: dict[Hash128, tuple[str, object]] = {}
     for vertex in creation_order:
         name = vertex.slot_sharing_group_name

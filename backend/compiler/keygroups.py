@@ -127,11 +127,11 @@ def compute_default_max_parallelism(parallelism: int) -> int:
     """`computeDefaultMaxParallelism`: 1.5 x parallelism rounded up to a power of two,
     at least 128 and at most 32768."""
     if not 0 < parallelism <= UPPER_BOUND_MAX_PARALLELISM:
-        raise ValueError(
-            f"Operator parallelism not within bounds: {parallelism}"
-        )
+        raise ValueError(f"Operator parallelism not within bounds: {parallelism}")
     return min(
-        max(_round_up_to_power_of_two(parallelism + parallelism // 2),
-            DEFAULT_LOWER_BOUND_MAX_PARALLELISM),
+        max(
+            _round_up_to_power_of_two(parallelism + parallelism // 2),
+            DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
+        ),
         UPPER_BOUND_MAX_PARALLELISM,
     )

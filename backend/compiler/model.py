@@ -11,9 +11,16 @@ already resolved here, so the passes never consult the config for them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import NewType
+
+RECORDS = "per-element records"
+"""Per-node and per-edge records (StreamNode, StreamEdge, Chain, JobEdge, the
+ExecutionGraph's) are `@dataclass(slots=True, eq=False)`: never modified after
+construction, compared by identity as Flink compares its graph objects, and not
+`frozen=True` because a frozen dataclass takes about six times as long to
+construct, which the compiler would pay once per node and edge."""
 
 NodeId = NewType("NodeId", int)
 """Flink's StreamNode id (the transformation counter; not stable across programs)."""
@@ -34,7 +41,14 @@ UPPER_BOUND_MAX_PARALLELISM = 1 << 15
 DEFAULT_SLOT_SHARING_GROUP = "default"
 
 
-class Partitioner(Enum):
+class _Enum(Enum):
+    """Enums hashed by identity: Enum's own `__hash__` is a Python call, and passes
+    look members up in dicts and sets per edge."""
+
+    __hash__ = object.__hash__
+
+
+class Partitioner(_Enum):
     """Flink's StreamPartitioner classes, named by their `toString()` (the ship strategy)."""
 
     FORWARD = "FORWARD"
@@ -55,7 +69,7 @@ class Partitioner(Enum):
         return self is Partitioner.BROADCAST
 
 
-class ExchangeMode(Enum):
+class ExchangeMode(_Enum):
     """Flink's StreamExchangeMode."""
 
     UNDEFINED = "UNDEFINED"
@@ -65,14 +79,14 @@ class ExchangeMode(Enum):
     HYBRID_SELECTIVE = "HYBRID_SELECTIVE"
 
 
-class ChainingStrategy(Enum):
+class ChainingStrategy(_Enum):
     ALWAYS = "ALWAYS"
     NEVER = "NEVER"
     HEAD = "HEAD"
     HEAD_WITH_SOURCES = "HEAD_WITH_SOURCES"
 
 
-class OperatorFactory(Enum):
+class OperatorFactory(_Enum):
     """The kind of operator factory, where Flink's chaining depends on it."""
 
     OPERATOR = "OPERATOR"
@@ -84,12 +98,12 @@ class OperatorFactory(Enum):
     """A `YieldingOperatorFactory` (Sink V2 writers, async I/O)."""
 
 
-class RuntimeMode(Enum):
+class RuntimeMode(_Enum):
     STREAMING = "STREAMING"
     BATCH = "BATCH"
 
 
-class ResultPartitionType(Enum):
+class ResultPartitionType(_Enum):
     """The result partition types a static JobGraph of this project can contain."""
 
     PIPELINED_BOUNDED = "PIPELINED_BOUNDED"
@@ -111,7 +125,7 @@ class ResultPartitionType(Enum):
         return self is ResultPartitionType.PIPELINED_BOUNDED
 
 
-class DistributionPattern(Enum):
+class DistributionPattern(_Enum):
     ALL_TO_ALL = "ALL_TO_ALL"
     POINTWISE = "POINTWISE"
 
@@ -130,7 +144,7 @@ class JobConfig:
         return self.runtime_mode is RuntimeMode.STREAMING
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
 class StreamNode:
     id: NodeId
     name: str
@@ -149,7 +163,7 @@ class StreamNode:
     factory: OperatorFactory
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
 class StreamEdge:
     index: EdgeIndex
     source: NodeId
@@ -176,14 +190,19 @@ class StreamGraph:
     in_edges: dict[NodeId, tuple[StreamEdge, ...]]
     source_ids: tuple[NodeId, ...]
     """Nodes without incoming edges, ascending id (the hasher's start order)."""
-    topological_order: tuple[NodeId, ...] = field(default=())
-    """Every node after all of its inputs (Kahn's algorithm, ties by document order)."""
+    topological_order: tuple[NodeId, ...]
+    """Every node after all of its inputs."""
+    input_ids: dict[NodeId, tuple[NodeId, ...]]
+    """Source node of every in-edge, in in-edge order (repeats kept: a self-union)."""
+    output_ids: dict[NodeId, tuple[NodeId, ...]]
+    """Target node of every out-edge, in out-edge order."""
 
     def edge_id(self, edge: StreamEdge) -> str:
         """`StreamEdge.getEdgeId()`, fixed when Flink created the edge."""
         src = self.nodes[edge.source]
         tgt = self.nodes[edge.target]
+        # `_value_` is the plain attribute behind Enum's slower `value` property.
         return (
             f"{src.name}-{src.id}_{tgt.name}-{tgt.id}_{edge.type_number}"
-            f"_{edge.partitioner.value}_{edge.unique_id}"
+            f"_{edge.partitioner._value_}_{edge.unique_id}"
         )

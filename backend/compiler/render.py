@@ -33,7 +33,10 @@ def render_json(compilation: Compilation, output_format: str) -> dict[str, Any]:
         return execution_to_json(job_graph, compilation.execution)
     if output_format == "explain":
         return explain(
-            graph, compilation.chainable, compilation.chains, compilation.hashes,
+            graph,
+            compilation.chainable,
+            compilation.chains,
+            compilation.hashes,
             compilation.user_hashes,
         ).to_json()
     raise ValueError(f"unknown format {output_format!r}; choose one of {', '.join(FORMATS)}")
