@@ -66,24 +66,75 @@ def is_chainable_input(graph: StreamGraph, edge: StreamEdge, head_factory: Opera
 
 def chainable_edges(graph: StreamGraph) -> list[bool]:
     """`isChainable(edge)` for every edge, indexed by `StreamEdge.index`."""
-    chainable = [False] * len(graph.edges)
-    if not graph.config.chaining_enabled:
-        return chainable
-    # Head factory of the chain each node would be in (getHeadOperator, FLINK-16219):
-    # computed in topological order so an input's value is always known.
-    head_factory: dict[NodeId, OperatorFactory] = {}
-    in_edges = graph.in_edges
+    return chainability(graph)[0]
+
+
+def chainability(graph: StreamGraph) -> tuple[list[bool], dict[NodeId, int]]:
+    """`isChainable` of every edge, and how many out-edges of each node chain.
+
+    The conditions of `is_chainable_input`, inlined: this runs once per edge on
+    every compilation. An edge into a node with one input cannot be a union, so
+    the typeNumber test is moot here.
+    """
+    edges = graph.edges
+    chainable = [False] * len(edges)
+    chained_outputs = dict.fromkeys(graph.nodes, 0)
+    config = graph.config
+    if not config.chaining_enabled:
+        return chainable, chained_outputs
+    same_max_parallelism = not config.chain_operators_with_different_max_parallelism
     nodes = graph.nodes
-    for nid in graph.topological_order:
-        inputs = in_edges[nid]
-        if len(inputs) == 1:
-            edge = inputs[0]
-            ok = is_chainable_input(graph, edge, head_factory[edge.source])
-            chainable[edge.index] = ok
-            head_factory[nid] = head_factory[edge.source] if ok else nodes[nid].factory
-        else:
-            head_factory[nid] = nodes[nid].factory
-    return chainable
+    in_edges = graph.in_edges
+    forward, batch = Partitioner.FORWARD, ExchangeMode.BATCH
+    always, never = ChainingStrategy.ALWAYS, ChainingStrategy.NEVER
+    with_sources, flip27 = ChainingStrategy.HEAD_WITH_SOURCES, OperatorFactory.SOURCE
+    yielding = OperatorFactory.YIELDING
+    for nid, inputs in in_edges.items():
+        if len(inputs) != 1:
+            continue
+        edge = inputs[0]
+        if edge.partitioner is not forward or edge.exchange_mode is batch:
+            continue
+        up = nodes[edge.source]
+        down = nodes[nid]
+        strategy = down.chaining_strategy
+        if (
+            up.parallelism != down.parallelism
+            or up.slot_sharing_group != down.slot_sharing_group
+            or up.chaining_strategy is never
+            or (
+                strategy is not always
+                and (strategy is not with_sources or up.factory is not flip27)
+            )
+            or (same_max_parallelism and up.max_parallelism != down.max_parallelism)
+        ):
+            continue
+        chainable[edge.index] = True
+        chained_outputs[edge.source] += 1
+    # FLINK-16219: a yielding operator never chains into a chain headed by a legacy
+    # source. Rare, so checked afterwards, upstream first (topological order).
+    if any(node.factory is yielding for node in nodes.values()):
+        for nid in graph.topological_order:
+            inputs = in_edges[nid]
+            if (
+                nodes[nid].factory is yielding
+                and len(inputs) == 1
+                and chainable[inputs[0].index]
+                and _head_factory(graph, inputs[0].source, chainable)
+                is OperatorFactory.LEGACY_SOURCE
+            ):
+                chainable[inputs[0].index] = False
+                chained_outputs[inputs[0].source] -= 1
+    return chainable, chained_outputs
+
+
+def _head_factory(graph: StreamGraph, node_id: NodeId, chainable: list[bool]) -> OperatorFactory:
+    """`getHeadOperator`: the factory at the top of the chain `node_id` would be in."""
+    while True:
+        inputs = graph.in_edges[node_id]
+        if len(inputs) != 1 or not chainable[inputs[0].index]:
+            return graph.nodes[node_id].factory
+        node_id = inputs[0].source
 
 
 def head_factories(graph: StreamGraph, chainable: list[bool]) -> dict[NodeId, OperatorFactory]:

@@ -177,6 +177,7 @@ def _read(raw: object, r: _Reader) -> StreamGraph | None:
         topological_order=tuple(order),
         input_ids={nid: tuple(e.source for e in v) for nid, v in in_lists.items()},
         output_ids={nid: tuple(e.target for e in v) for nid, v in out_lists.items()},
+        uids={nid: node.uid for nid, node in nodes.items() if node.uid is not None},
     )
 
 

@@ -65,7 +65,9 @@ def mix_input(own: int, other: int) -> int:
     return int.from_bytes(own.to_bytes(16, "big").translate(_TIMES_37), "big") ^ other
 
 
-def traverse_and_hash(graph: StreamGraph, chainable: list[bool]) -> dict[NodeId, Hash128]:
+def traverse_and_hash(
+    graph: StreamGraph, chainable: list[bool], chained_outputs: dict[NodeId, int] | None = None
+) -> dict[NodeId, Hash128]:
     """`StreamGraphHasherV2.traverseStreamGraphAndGenerateHashes`.
 
     The result's insertion order is the hashing order (k = position).
@@ -73,9 +75,9 @@ def traverse_and_hash(graph: StreamGraph, chainable: list[bool]) -> dict[NodeId,
     nodes = graph.nodes
     inputs = graph.input_ids
     children = graph.output_ids
-    uids = {nid: node.uid for nid, node in nodes.items() if node.uid is not None}
-    chained_outputs = dict.fromkeys(nodes, 0)
-    if graph.config.chaining_enabled:
+    uids = graph.uids
+    if chained_outputs is None:
+        chained_outputs = dict.fromkeys(nodes, 0)
         for edge, chains in zip(graph.edges, chainable, strict=True):
             if chains:
                 chained_outputs[edge.source] += 1

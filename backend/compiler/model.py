@@ -196,6 +196,8 @@ class StreamGraph:
     """Source node of every in-edge, in in-edge order (repeats kept: a self-union)."""
     output_ids: dict[NodeId, tuple[NodeId, ...]]
     """Target node of every out-edge, in out-edge order."""
+    uids: dict[NodeId, str]
+    """The nodes that have a uid."""
 
     def edge_id(self, edge: StreamEdge) -> str:
         """`StreamEdge.getEdgeId()`, fixed when Flink created the edge."""

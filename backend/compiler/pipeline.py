@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from compiler.chainability import chainable_edges
+from compiler.chainability import chainability
 from compiler.chaining import ChainPlan, build_chains
 from compiler.diagnostics import Diagnostic, has_errors
 from compiler.document import read_document
@@ -68,12 +68,13 @@ def compile_document(document: object, *, until: str = "execution") -> Compilati
     if graph is None:
         return result
     result.graph = graph
-    result.chainable = chainable = timed("chainable", lambda: chainable_edges(graph))
+    chainable, chained_outputs = timed("chainable", lambda: chainability(graph))
+    result.chainable = chainable
     if last < 2:
         return result
 
     def hash_all() -> tuple[dict[NodeId, Hash128], dict[NodeId, Hash128 | None]]:
-        return traverse_and_hash(graph, chainable), user_hashes(graph)
+        return traverse_and_hash(graph, chainable, chained_outputs), user_hashes(graph)
 
     result.hashes, result.user_hashes = timed("hashing", hash_all)
     if last < 3:

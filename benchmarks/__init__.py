@@ -1,0 +1,1 @@
+"""Benchmarks run by `make bench`; they print figures and never fail on speed."""
