@@ -1,0 +1,386 @@
+"""Edit operations on a `streamgraph/v1` document, and how concurrent ones combine.
+
+Co-editing sends these operations, each against the revision its author saw.
+`apply_edit` returns a new document (the input is never modified) or raises
+`EditRejected` with what is wrong and where. `find_conflict` tells whether an
+edit made against an older revision still means the same thing after the edits
+applied since: if it touches nothing they touched, it is rebased (applied as
+is); otherwise it is rejected, never allowed to overwrite another edit silently.
+
+Elements are named by stable keys: nodes by id, edges by
+(source, target, typeNumber, k) where k counts the earlier edges with the same
+three values, fields by dotted paths (`parallelism`, `params.fn`, `ui.x`).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Literal
+
+EditKind = Literal["add_node", "remove_node", "move_node", "connect", "disconnect", "set_field"]
+EDIT_KINDS: tuple[str, ...] = (
+    "add_node",
+    "remove_node",
+    "move_node",
+    "connect",
+    "disconnect",
+    "set_field",
+)
+ElementKind = Literal["node", "edge", "config", "document"]
+_EDGE_DEFAULTS = {
+    "partitioner": "FORWARD",
+    "exchangeMode": "UNDEFINED",
+    "typeNumber": 0,
+    "sideOutputTag": None,
+}
+_NODE_DEFAULTS: dict[str, Any] = {
+    "operator": "map",
+    "params": {},
+    "parallelism": -1,
+    "maxParallelism": -1,
+    "chainingStrategy": "ALWAYS",
+    "slotSharingGroup": None,
+    "coLocationGroup": None,
+    "uid": None,
+    "uidHash": None,
+    "factory": "OPERATOR",
+    "ui": {},
+}
+_PROTECTED_FIELDS = {
+    "node": {"id"},
+    "edge": {"source", "target"},
+    "document": {"format", "nodes", "edges"},
+}
+
+
+class EditRejected(ValueError):
+    """An edit that cannot be applied; nothing was changed."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        node: int | None = None,
+        edge: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.node = node
+        self.edge = edge
+        self.field = field
+
+
+EdgeKey = tuple[int, int, int, int]
+"""(source, target, typeNumber, k)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    kind: EditKind
+    node: dict[str, Any] | None = None
+    """`add_node`: the node (its id is assigned if missing or taken)."""
+    node_id: int | None = None
+    """`remove_node`, `move_node`, `set_field` on a node."""
+    edge: dict[str, Any] | None = None
+    """`connect`: the new edge."""
+    edge_key: EdgeKey | None = None
+    """`disconnect`, `set_field` on an edge."""
+    element: ElementKind | None = None
+    """`set_field`: what the field belongs to."""
+    field: str | None = None
+    value: Any = None
+    x: float | None = None
+    y: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        for name in ("node", "edge", "element", "field"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        if self.node_id is not None:
+            data["nodeId"] = self.node_id
+        if self.edge_key is not None:
+            data["edgeKey"] = list(self.edge_key)
+        if self.kind == "set_field":
+            data["value"] = self.value
+        if self.kind == "move_node":
+            data["x"], data["y"] = self.x, self.y
+        return data
+
+    @staticmethod
+    def from_json(data: object) -> Edit:
+        """Parse an edit; raises `EditRejected` on any malformed part."""
+        if not isinstance(data, dict):
+            raise EditRejected("edit.malformed", "an edit must be an object")
+        kind = data.get("kind")
+        if kind not in EDIT_KINDS:
+            raise EditRejected(
+                "edit.kind", f"'kind' must be one of {', '.join(EDIT_KINDS)}, got {kind!r}"
+            )
+        edge_key = data.get("edgeKey")
+        if edge_key is not None:
+            if (
+                not isinstance(edge_key, list)
+                or len(edge_key) != 4
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in edge_key)
+            ):
+                raise EditRejected(
+                    "edit.edge-key", "'edgeKey' must be [source, target, typeNumber, k]"
+                )
+            edge_key = (edge_key[0], edge_key[1], edge_key[2], edge_key[3])
+        node_id = data.get("nodeId")
+        if node_id is not None and (isinstance(node_id, bool) or not isinstance(node_id, int)):
+            raise EditRejected("edit.node-id", "'nodeId' must be an integer")
+        for name in ("node", "edge"):
+            if data.get(name) is not None and not isinstance(data[name], dict):
+                raise EditRejected("edit.malformed", f"'{name}' must be an object")
+        element = data.get("element")
+        if element is not None and element not in ("node", "edge", "config", "document"):
+            raise EditRejected("edit.element", "'element' must be node, edge, config or document")
+        field = data.get("field")
+        if field is not None and (not isinstance(field, str) or not field):
+            raise EditRejected("edit.field", "'field' must be a non-empty dotted path")
+        for name in ("x", "y"):
+            value = data.get(name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise EditRejected("edit.position", f"'{name}' must be a number")
+        return Edit(
+            kind=kind,
+            node=data.get("node"),
+            node_id=node_id,
+            edge=data.get("edge"),
+            edge_key=edge_key,
+            element=element,
+            field=field,
+            value=data.get("value"),
+            x=data.get("x"),
+            y=data.get("y"),
+        )
+
+
+def edge_keys(document: dict[str, Any]) -> list[EdgeKey]:
+    """The key of every edge, in edge-list order."""
+    seen: dict[tuple[int, int, int], int] = {}
+    keys: list[EdgeKey] = []
+    for edge in document.get("edges", []):
+        base = (edge.get("source"), edge.get("target"), edge.get("typeNumber", 0))
+        k = seen.get(base, 0)
+        seen[base] = k + 1
+        keys.append((*base, k))
+    return keys
+
+
+def _node_index(document: dict[str, Any], node_id: int) -> int:
+    for position, node in enumerate(document.get("nodes", [])):
+        if node.get("id") == node_id:
+            return position
+    raise EditRejected("edit.unknown-node", f"there is no node {node_id}", node=node_id)
+
+
+def _edge_index(document: dict[str, Any], key: EdgeKey) -> int:
+    try:
+        return edge_keys(document).index(key)
+    except ValueError:
+        raise EditRejected(
+            "edit.unknown-edge",
+            f"there is no edge {key[0]} -> {key[1]} (typeNumber {key[2]}, #{key[3]})",
+        ) from None
+
+
+def _set_path(
+    target: dict[str, Any], path: str, value: Any, *, node: int | None, edge: int | None
+) -> None:
+    parts = path.split(".")
+    for part in parts[:-1]:
+        child = target.get(part)
+        if child is None:
+            child = target[part] = {}
+        if not isinstance(child, dict):
+            raise EditRejected(
+                "edit.field",
+                f"'{part}' is not an object, cannot set '{path}'",
+                node=node,
+                edge=edge,
+                field=path,
+            )
+        target = child
+    if value is None and len(parts) > 1:
+        target.pop(parts[-1], None)  # null removes a nested key (params, ui, meta)
+    else:
+        target[parts[-1]] = value
+
+
+def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Edit]:
+    """The document after `edit`, and the edit as applied (e.g. with its assigned node id)."""
+    result = copy.deepcopy(document)
+    nodes: list[dict[str, Any]] = result.setdefault("nodes", [])
+    edges: list[dict[str, Any]] = result.setdefault("edges", [])
+    if edit.kind == "add_node":
+        if edit.node is None:
+            raise EditRejected("edit.malformed", "add_node needs 'node'")
+        node = {**_NODE_DEFAULTS, **copy.deepcopy(edit.node)}
+        taken = {n.get("id") for n in nodes}
+        if not isinstance(node.get("id"), int) or node["id"] in taken or node["id"] <= 0:
+            node["id"] = max((i for i in taken if isinstance(i, int)), default=0) + 1
+        if not isinstance(node.get("name"), str) or not node["name"]:
+            raise EditRejected(
+                "edit.node-name", "a new node needs a non-empty 'name'", field="name"
+            )
+        nodes.append(node)
+        return result, Edit(kind="add_node", node=node)
+    if edit.kind == "remove_node":
+        node_id = _required_node(edit)
+        del nodes[_node_index(result, node_id)]
+        result["edges"] = [e for e in edges if node_id not in (e.get("source"), e.get("target"))]
+        return result, edit
+    if edit.kind == "move_node":
+        node_id = _required_node(edit)
+        if edit.x is None or edit.y is None:
+            raise EditRejected("edit.position", "move_node needs 'x' and 'y'", node=node_id)
+        node = nodes[_node_index(result, node_id)]
+        ui = node.setdefault("ui", {})
+        if not isinstance(ui, dict):
+            ui = node["ui"] = {}
+        ui["x"], ui["y"] = edit.x, edit.y
+        return result, edit
+    if edit.kind == "connect":
+        if edit.edge is None:
+            raise EditRejected("edit.malformed", "connect needs 'edge'")
+        edge = {**_EDGE_DEFAULTS, **copy.deepcopy(edit.edge)}
+        for end in ("source", "target"):
+            if not isinstance(edge.get(end), int):
+                raise EditRejected("edit.edge", f"the edge needs an integer '{end}'", field=end)
+            _node_index(result, edge[end])
+        edges.append(edge)
+        return result, Edit(kind="connect", edge=edge)
+    if edit.kind == "disconnect":
+        del edges[_edge_index(result, _required_edge(edit))]
+        return result, edit
+    # set_field
+    element, field = edit.element, edit.field
+    if element is None or field is None:
+        raise EditRejected("edit.malformed", "set_field needs 'element' and 'field'")
+    head = field.split(".")[0]
+    if head in _PROTECTED_FIELDS.get(element, set()):
+        raise EditRejected(
+            "edit.field",
+            f"'{field}' of a {element} cannot be set; use the dedicated edit",
+            field=field,
+        )
+    value = copy.deepcopy(edit.value)
+    if element == "node":
+        node_id = _required_node(edit)
+        _set_path(nodes[_node_index(result, node_id)], field, value, node=node_id, edge=None)
+    elif element == "edge":
+        index = _edge_index(result, _required_edge(edit))
+        _set_path(edges[index], field, value, node=None, edge=index)
+    elif element == "config":
+        config = result.setdefault("config", {})
+        _set_path(config, field, value, node=None, edge=None)
+    else:
+        _set_path(result, field, value, node=None, edge=None)
+    return result, edit
+
+
+def _required_node(edit: Edit) -> int:
+    if edit.node_id is None:
+        raise EditRejected("edit.malformed", f"{edit.kind} needs 'nodeId'")
+    return edit.node_id
+
+
+def _required_edge(edit: Edit) -> EdgeKey:
+    if edit.edge_key is None:
+        raise EditRejected("edit.malformed", f"{edit.kind} needs 'edgeKey'")
+    return edit.edge_key
+
+
+@dataclass(frozen=True, slots=True)
+class _Touch:
+    nodes_removed: frozenset[int]
+    nodes_used: frozenset[int]
+    fields: frozenset[tuple[str, str, str]]
+    """(element, element key, dotted field path)."""
+
+
+def _touch(edit: Edit) -> _Touch:
+    removed: set[int] = set()
+    used: set[int] = set()
+    fields: set[tuple[str, str, str]] = set()
+    if edit.kind == "remove_node" and edit.node_id is not None:
+        removed.add(edit.node_id)
+    elif edit.kind == "move_node" and edit.node_id is not None:
+        used.add(edit.node_id)
+        fields.update({("node", str(edit.node_id), "ui.x"), ("node", str(edit.node_id), "ui.y")})
+    elif edit.kind == "connect" and edit.edge is not None:
+        for end in ("source", "target"):
+            if isinstance(edit.edge.get(end), int):
+                used.add(edit.edge[end])
+    elif edit.kind == "disconnect" and edit.edge_key is not None:
+        used.update(edit.edge_key[:2])
+    elif edit.kind == "set_field" and edit.field is not None and edit.element is not None:
+        top = edit.field
+        if edit.element == "node" and edit.node_id is not None:
+            used.add(edit.node_id)
+            fields.add(("node", str(edit.node_id), top))
+        elif edit.element == "edge" and edit.edge_key is not None:
+            used.update(edit.edge_key[:2])
+            fields.add(("edge", str(list(edit.edge_key)), top))
+        else:
+            fields.add((edit.element, "", top))
+    return _Touch(frozenset(removed), frozenset(used), frozenset(fields))
+
+
+def _overlaps(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def find_conflict(edit: Edit, applied_since: list[tuple[int, Edit]]) -> str | None:
+    """Why `edit` cannot be rebased over the edits applied since its base revision, or None.
+
+    `applied_since` holds (revision, edit) pairs in order. Conflicts: touching a
+    node another edit removed (or removing a node another edit touched); two
+    edits on edges between the same two nodes where one removes an edge (edge
+    keys may then name another edge) or both add one; the same field of the
+    same element set twice.
+    """
+    mine = _touch(edit)
+    mine_pairs = _edge_pairs(edit)
+    for revision, other in applied_since:
+        theirs = _touch(other)
+        gone = theirs.nodes_removed & (mine.nodes_used | mine.nodes_removed)
+        if gone:
+            return f"node {min(gone)} was removed in revision {revision}"
+        touched = mine.nodes_removed & theirs.nodes_used
+        if touched:
+            return (
+                f"node {min(touched)} was changed in revision {revision}; "
+                "look at that change before removing it"
+            )
+        if mine_pairs & _edge_pairs(other) and (
+            "disconnect" in (edit.kind, other.kind) or edit.kind == other.kind == "connect"
+        ):
+            source, target = min(mine_pairs & _edge_pairs(other))
+            return f"the edges {source} -> {target} were changed in revision {revision}"
+        for element, key, field in mine.fields:
+            for other_element, other_key, other_field in theirs.fields:
+                if element == other_element and key == other_key and _overlaps(field, other_field):
+                    where = f"{element} {key}".strip()
+                    return f"'{field}' of {where} was changed in revision {revision}"
+    return None
+
+
+def _edge_pairs(edit: Edit) -> set[tuple[int, int]]:
+    if edit.kind == "connect" and edit.edge is not None:
+        source, target = edit.edge.get("source"), edit.edge.get("target")
+        if isinstance(source, int) and isinstance(target, int):
+            return {(source, target)}
+    if edit.kind in ("disconnect", "set_field") and edit.edge_key is not None:
+        return {(edit.edge_key[0], edit.edge_key[1])}
+    return set()
