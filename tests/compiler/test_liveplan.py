@@ -1,0 +1,82 @@
+"""The live plan and its deltas: a client that applies the delta has the new plan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.edits import Edit, apply_edit
+from compiler.liveplan import apply_plan_delta, live_plan, plan_delta
+from compiler.pipeline import compile_document
+
+FIXTURES = Path(__file__).parent / "data" / "fixtures"
+
+
+def plan_of(document: dict[str, Any]) -> dict[str, Any]:
+    return live_plan(compile_document(document))
+
+
+def load(name: str) -> dict[str, Any]:
+    return json.loads((FIXTURES / f"{name}.streamgraph.json").read_text("utf-8"))
+
+
+def test_live_plan_carries_ids_chains_and_reasons() -> None:
+    plan = plan_of(load("different-parallelism"))
+    assert plan["ok"] is True
+    expected = json.loads((FIXTURES / "different-parallelism.expected.json").read_text("utf-8"))
+    assert {k: v["operatorId"] for k, v in plan["nodes"].items()} == expected["hashes"]
+    assert plan["summary"]["vertexOrder"] == [v["id"] for v in expected["vertices"]]
+    unchained = [e for e in plan["edges"].values() if not e["chained"]]
+    assert unchained and all(e["reasons"] for e in unchained)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"kind": "set_field", "element": "node", "nodeId": 2, "field": "parallelism", "value": 7},
+        {"kind": "set_field", "element": "node", "nodeId": 2, "field": "uid", "value": "m"},
+        {"kind": "remove_node", "nodeId": 3},
+        {"kind": "set_field", "element": "config", "field": "chainingEnabled", "value": False},
+    ],
+)
+def test_delta_turns_the_old_plan_into_the_new(edit: dict[str, Any]) -> None:
+    old_document = load("simple-chain")
+    new_document, _ = apply_edit(old_document, Edit.from_json(edit))
+    old, new = plan_of(old_document), plan_of(new_document)
+    delta = plan_delta(old, new)
+    assert apply_plan_delta(old, delta) == new
+
+
+def test_a_local_edit_gives_a_small_delta() -> None:
+    document = json.loads(
+        (FIXTURES.parent / "perf" / "large-100.streamgraph.json").read_text("utf-8")
+    )
+    last = document["nodes"][-1]["id"]
+    renamed, _ = apply_edit(
+        document,
+        Edit.from_json(
+            {
+                "kind": "set_field",
+                "element": "node",
+                "nodeId": last,
+                "field": "name",
+                "value": "Sink: renamed",
+            }
+        ),
+    )
+    old, new = plan_of(document), plan_of(renamed)
+    delta = plan_delta(old, new)
+    assert apply_plan_delta(old, delta) == new
+    assert set(delta) == {"vertices"}
+    assert len(json.dumps(delta)) * 5 < len(json.dumps(new))
+
+
+def test_invalid_document_has_only_diagnostics() -> None:
+    document = load("simple-chain")
+    document["edges"][0]["partitioner"] = "SIDEWAYS"
+    plan = plan_of(document)
+    assert plan["ok"] is False and plan["vertices"] == {}
+    assert plan["diagnostics"][0]["code"] == "field.enum"
