@@ -67,3 +67,27 @@ class CompilationFailed(Exception):
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         self.diagnostics = diagnostics
         super().__init__("\n".join(str(d) for d in diagnostics))
+
+
+STRUCTURAL_CODES = frozenset(
+    {
+        "document.type",
+        "document.format",
+        "field.type",
+        "field.enum",
+        "field.missing",
+        "node.type",
+        "node.id",
+        "node.duplicate-id",
+        "node.name",
+        "edge.type",
+        "edge.unknown-node",
+    }
+)
+"""Errors that make a document unreadable as a graph. A working copy being edited may
+hold any other error (a cycle, a FORWARD edge across parallelism, a uid collision):
+the editor shows it as a diagnostic until the user fixes it."""
+
+
+def structural_errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diagnostics if d.severity is Severity.ERROR and d.code in STRUCTURAL_CODES]

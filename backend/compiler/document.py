@@ -72,17 +72,19 @@ class _Reader:
         self, obj: Mapping[str, Any], key: str, default: int, where: dict[str, Any]
     ) -> int:
         value = obj.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.error("field.type", f"'{key}' must be an integer, got {value!r}", **where)
-            return default
-        return value
+        if type(value) is int:  # not isinstance: a bool is not an integer here
+            return value
+        self.error("field.type", f"'{key}' must be an integer, got {value!r}", **_at(where, key))
+        return default
 
     def read_bool(
         self, obj: Mapping[str, Any], key: str, default: bool, where: dict[str, Any]
     ) -> bool:
         value = obj.get(key, default)
         if not isinstance(value, bool):
-            self.error("field.type", f"'{key}' must be true or false, got {value!r}", **where)
+            self.error(
+                "field.type", f"'{key}' must be true or false, got {value!r}", **_at(where, key)
+            )
             return default
         return value
 
@@ -90,21 +92,42 @@ class _Reader:
         self, obj: Mapping[str, Any], key: str, where: dict[str, Any]
     ) -> str | None:
         value = obj.get(key)
-        if value is not None and not isinstance(value, str):
-            self.error("field.type", f"'{key}' must be a string or null, got {value!r}", **where)
-            return None
-        return value
+        if value is None or isinstance(value, str):
+            return value
+        self.error(
+            "field.type", f"'{key}' must be a string or null, got {value!r}", **_at(where, key)
+        )
+        return None
 
     def read_enum(
         self, obj: Mapping[str, Any], key: str, enum: type[_E], default: _E, where: dict[str, Any]
     ) -> _E:
-        value = obj.get(key, default.value)
-        try:
-            return enum(value)
-        except ValueError:
-            allowed = ", ".join(m.value for m in enum)
-            self.error("field.enum", f"'{key}' must be one of {allowed}, got {value!r}", **where)
-            return default
+        value = obj.get(key, default._value_)
+        member = _members(enum).get(value) if type(value) is str else None
+        if member is not None:
+            return member
+        allowed = ", ".join(m.value for m in enum)
+        self.error(
+            "field.enum", f"'{key}' must be one of {allowed}, got {value!r}", **_at(where, key)
+        )
+        return default
+
+
+_MEMBERS: dict[type[Enum], dict[str, Enum]] = {}
+
+
+def _members(enum: type[_E]) -> dict[str, _E]:
+    """Members by value; `Enum(value)` is a slow call on the per-node path."""
+    members = _MEMBERS.get(enum)
+    if members is None:
+        members = _MEMBERS[enum] = {m.value: m for m in enum}
+    return members  # type: ignore[return-value]
+
+
+def _at(where: dict[str, Any], key: str) -> dict[str, Any]:
+    """The location of `key` inside `where`: its field path gets `key` appended."""
+    prefix = where.get("field")
+    return {**where, "field": f"{prefix}.{key}" if prefix else key}
 
 
 def _bounded(value: int, *, allow_default: bool) -> bool:

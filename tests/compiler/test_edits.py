@@ -32,11 +32,24 @@ def edit(data: dict[str, Any]) -> Edit:
     return Edit.from_json(data)
 
 
-def test_apply_never_modifies_its_input() -> None:
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"kind": "remove_node", "nodeId": 2},
+        {"kind": "move_node", "nodeId": 2, "x": 5, "y": 6},
+        {"kind": "set_field", "element": "node", "nodeId": 2, "field": "params.fn", "value": 1},
+        {"kind": "set_field", "element": "config", "field": "defaultParallelism", "value": 3},
+        {"kind": "set_field", "element": "document", "field": "meta.keep.me", "value": False},
+        {"kind": "disconnect", "edgeKey": [1, 2, 0, 0]},
+        {"kind": "add_node", "node": {"name": "Filter", "params": {"fn": "x"}}},
+    ],
+)
+def test_apply_never_modifies_its_input(data: dict[str, Any]) -> None:
     original = document()
     before = copy.deepcopy(original)
-    apply_edit(original, edit({"kind": "remove_node", "nodeId": 2}))
+    changed, _ = apply_edit(original, edit(data))
     assert original == before
+    assert changed != before
 
 
 def test_add_node_assigns_a_free_id_and_fills_defaults() -> None:
