@@ -96,6 +96,24 @@ class Edit:
     x: float | None = None
     y: float | None = None
 
+    @property
+    def affects_plan(self) -> bool:
+        """False for edits to what compilation ignores (a node's `params`, `ui` and
+        `operator`, the document's `meta` and `ui`; see streamgraph-format.md): the
+        plan after such an edit is the plan before it."""
+        if self.kind == "move_node":
+            return False
+        if self.kind != "set_field" or self.field is None:
+            return True
+        if self.element == "node":
+            return not (
+                self.field.startswith(("params.", "ui."))
+                or (self.field == "operator" and isinstance(self.value, str))
+            )
+        if self.element == "document":
+            return not self.field.startswith(("meta.", "ui."))
+        return True
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind}
         for name in ("node", "edge", "element", "field"):
@@ -197,11 +215,14 @@ def _edge_index(document: dict[str, Any], key: EdgeKey) -> int:
 def _set_path(
     target: dict[str, Any], path: str, value: Any, *, node: int | None, edge: int | None
 ) -> None:
+    """Set `path` in `target` (a fresh copy), copying every nested object on the way."""
     parts = path.split(".")
     for part in parts[:-1]:
         child = target.get(part)
         if child is None:
             child = target[part] = {}
+        elif isinstance(child, dict):
+            child = target[part] = dict(child)
         if not isinstance(child, dict):
             raise EditRejected(
                 "edit.field",
@@ -218,10 +239,15 @@ def _set_path(
 
 
 def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Edit]:
-    """The document after `edit`, and the edit as applied (e.g. with its assigned node id)."""
-    result = copy.deepcopy(document)
-    nodes: list[dict[str, Any]] = result.setdefault("nodes", [])
-    edges: list[dict[str, Any]] = result.setdefault("edges", [])
+    """The document after `edit`, and the edit as applied (e.g. with its assigned node id).
+
+    Copy on write: the result shares every node, edge and nested object the edit does
+    not change with `document`, and neither is ever modified in place.
+    """
+    result = dict(document)
+    nodes: list[dict[str, Any]] = list(document.get("nodes", []))
+    edges: list[dict[str, Any]] = list(document.get("edges", []))
+    result["nodes"], result["edges"] = nodes, edges
     if edit.kind == "add_node":
         if edit.node is None:
             raise EditRejected("edit.malformed", "add_node needs 'node'")
@@ -244,11 +270,10 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
         node_id = _required_node(edit)
         if edit.x is None or edit.y is None:
             raise EditRejected("edit.position", "move_node needs 'x' and 'y'", node=node_id)
-        node = nodes[_node_index(result, node_id)]
-        ui = node.setdefault("ui", {})
-        if not isinstance(ui, dict):
-            ui = node["ui"] = {}
-        ui["x"], ui["y"] = edit.x, edit.y
+        index = _node_index(result, node_id)
+        node = nodes[index] = dict(nodes[index])
+        ui = node.get("ui")
+        node["ui"] = {**(ui if isinstance(ui, dict) else {}), "x": edit.x, "y": edit.y}
         return result, edit
     if edit.kind == "connect":
         if edit.edge is None:
@@ -277,13 +302,17 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
     value = copy.deepcopy(edit.value)
     if element == "node":
         node_id = _required_node(edit)
-        _set_path(nodes[_node_index(result, node_id)], field, value, node=node_id, edge=None)
+        index = _node_index(result, node_id)
+        nodes[index] = dict(nodes[index])
+        _set_path(nodes[index], field, value, node=node_id, edge=None)
     elif element == "edge":
         index = _edge_index(result, _required_edge(edit))
+        edges[index] = dict(edges[index])
         _set_path(edges[index], field, value, node=None, edge=index)
     elif element == "config":
-        config = result.setdefault("config", {})
-        _set_path(config, field, value, node=None, edge=None)
+        config = result.get("config")
+        result["config"] = dict(config) if isinstance(config, dict) else {}
+        _set_path(result["config"], field, value, node=None, edge=None)
     else:
         _set_path(result, field, value, node=None, edge=None)
     return result, edit

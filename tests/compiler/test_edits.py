@@ -237,3 +237,60 @@ def test_edit_round_trips_through_json() -> None:
         "value": "HASH",
     }
     assert Edit.from_json(edit(data).to_json()) == edit(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "affects"),
+    [
+        ({"kind": "move_node", "nodeId": 2, "x": 1, "y": 1}, False),
+        (
+            {
+                "kind": "set_field",
+                "element": "node",
+                "nodeId": 2,
+                "field": "params.fn",
+                "value": "y",
+            },
+            False,
+        ),
+        (
+            {
+                "kind": "set_field",
+                "element": "node",
+                "nodeId": 2,
+                "field": "operator",
+                "value": "filter",
+            },
+            False,
+        ),
+        ({"kind": "set_field", "element": "document", "field": "meta.note", "value": 1}, False),
+        (
+            {"kind": "set_field", "element": "node", "nodeId": 2, "field": "params", "value": 3},
+            True,
+        ),
+        (
+            {"kind": "set_field", "element": "node", "nodeId": 2, "field": "name", "value": "M"},
+            True,
+        ),
+        (
+            {
+                "kind": "set_field",
+                "element": "edge",
+                "edgeKey": [1, 2, 0, 0],
+                "field": "key",
+                "value": {"fn": "x"},
+            },
+            True,
+        ),
+        ({"kind": "connect", "edge": {"source": 1, "target": 3}}, True),
+    ],
+)
+def test_edits_that_cannot_change_the_plan_are_known(data: dict[str, Any], affects: bool) -> None:
+    parsed = edit(data)
+    assert parsed.affects_plan is affects
+    if not affects:
+        from compiler.liveplan import live_plan
+        from compiler.pipeline import compile_document
+
+        changed, _ = apply_edit(document(), parsed)
+        assert live_plan(compile_document(changed)) == live_plan(compile_document(document()))
