@@ -52,6 +52,8 @@ test: lint
 	$(BIN)/mypy
 	PYTHONPATH=backend $(BIN)/lint-imports
 	$(PY) manage.py check
+	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(BIN)/pytest
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend
 

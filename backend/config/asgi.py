@@ -1,4 +1,4 @@
-"""ASGI entry point; exposes `application`."""
+"""ASGI entry point: HTTP through Django, websockets through Channels."""
 
 import os
 
@@ -6,4 +6,17 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = get_asgi_application()
+# Django must be set up before anything imports models.
+django_application = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+
+from accounts.websocket_auth import websocket_auth_stack  # noqa: E402
+from config.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_application,
+        "websocket": websocket_auth_stack(URLRouter(websocket_urlpatterns)),  # type: ignore[arg-type]
+    }
+)

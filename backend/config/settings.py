@@ -49,6 +49,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "config",  # project-wide management commands (`serve`)
+    "accounts",
     "pipelines",
 ]
 
@@ -88,8 +93,70 @@ DATABASES = {
         conn_max_age=60,
     ),
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # WAL lets readers work during a write and makes a commit cost no fsync of the
+    # main file; IMMEDIATE takes the write lock at BEGIN, so concurrent editors queue
+    # instead of failing with "database is locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+    }
+    # A file, not memory: tests start real server processes that must see the test data.
+    # One per test process, so two test runs in one checkout do not share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+# Celery queues its tasks through the same Redis.
+CELERY_BROKER_URL = REDIS_URL
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL]},
+    },
+}
+
+# Request and document limits. A larger request body is refused (Django reads at most
+# this much; DRF's JSON parser goes through it) with the API's `document-too-large` error.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", str(5 * 1024 * 1024)))
+PIPELINE_MAX_NODES = int(os.environ.get("PIPELINE_MAX_NODES", "5000"))
+PIPELINE_MAX_EDGES = int(os.environ.get("PIPELINE_MAX_EDGES", "20000"))
+
+REST_FRAMEWORK = {
+    # Token first: its `WWW-Authenticate` header makes anonymous requests 401, not 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "EXCEPTION_HANDLER": "config.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "StreamGraph Studio API",
+    "DESCRIPTION": (
+        "Workspaces, pipelines (streamgraph/v1 working copies), immutable versions, "
+        "compiled Flink 2.3 plans and plan diffs. Authenticate with "
+        "`Authorization: Token <token>` (from `POST /api/auth/token/`) or a session. "
+        'Every error is `{"error": {"code", "message", "diagnostics", "fields"}}`.'
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Tests' server processes share the test database, and its users' fast test hashes.
+if os.environ.get("PASSWORD_HASHERS"):
+    PASSWORD_HASHERS = env_list("PASSWORD_HASHERS", "")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

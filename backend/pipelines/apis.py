@@ -1,10 +1,305 @@
-"""HTTP endpoints of the pipelines app."""
+"""HTTP endpoints of the pipelines app.
 
-from django.http import HttpRequest, JsonResponse
+Views parse input with a serializer, call one selector or service, and
+serialize the result. The services check roles themselves; a view that takes a
+body checks the role first too, so a viewer gets 403 whatever they send.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Role
+from accounts.permissions import require_role
+from config.errors import NotFound, error_payload
+from config.openapi import error_responses
+from pipelines import selectors, services
+from pipelines.documents import STREAMGRAPH
+from pipelines.models import Pipeline
+from pipelines.serializers import (
+    DiffQuerySerializer,
+    DiffSerializer,
+    ExportQuerySerializer,
+    PipelineCreateSerializer,
+    PipelineDetailSerializer,
+    PipelineImportedSerializer,
+    PipelineImportSerializer,
+    PipelineListQuerySerializer,
+    PipelineSerializer,
+    PipelineUpdateSerializer,
+    PlanSerializer,
+    VersionCreateSerializer,
+    VersionDetailSerializer,
+    VersionQuerySerializer,
+    VersionSerializer,
+)
+
+_NO_CONTENT = {204: OpenApiResponse(description="Done; no body.")}
+_VERSION_PARAMETER = OpenApiParameter(
+    "version", int, description="A version number; the working copy if omitted."
+)
 
 
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
     """Liveness probe: answers while the process can serve requests."""
     return JsonResponse({"status": "ok"})
+
+
+def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    """Any other path under /api/: a 404 in the API's error shape."""
+    error = NotFound(f"No API endpoint at {request.path}.")
+    return JsonResponse(error_payload(error), status=error.status_code)
+
+
+def _query(serializer_class: type[Any], request: Request) -> dict[str, Any]:
+    query = serializer_class(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return dict(query.validated_data)
+
+
+def _pipeline(request: Request, pipeline_id: int) -> Pipeline:
+    return selectors.pipeline_get_for_user(user=request.user, pipeline_id=pipeline_id)
+
+
+class PipelineListApi(APIView):
+    @extend_schema(
+        operation_id="pipelines_list",
+        tags=["pipelines"],
+        parameters=[PipelineListQuerySerializer],
+        responses={200: PipelineSerializer(many=True), **error_responses(400, 404)},
+        summary="Pipelines of your workspaces (documents left out)",
+    )
+    def get(self, request: Request) -> Response:
+        query = _query(PipelineListQuerySerializer, request)
+        pipelines = selectors.pipeline_list_for_user(
+            user=request.user, workspace_id=query.get("workspace")
+        )
+        return Response(PipelineSerializer(pipelines, many=True).data)
+
+    @extend_schema(
+        operation_id="pipelines_create",
+        tags=["pipelines"],
+        request=PipelineCreateSerializer,
+        responses={201: PipelineDetailSerializer, **error_responses(400, 403, 404)},
+        summary="Create a pipeline in a workspace (editors)",
+    )
+    def post(self, request: Request) -> Response:
+        data = PipelineCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        pipeline = services.pipeline_create(
+            workspace=data.validated_data["workspace"],
+            actor=request.user,
+            name=data.validated_data["name"],
+            document=data.validated_data.get("document"),
+        )
+        return Response(PipelineDetailSerializer(pipeline).data, status=status.HTTP_201_CREATED)
+
+
+class PipelineDetailApi(APIView):
+    @extend_schema(
+        operation_id="pipelines_retrieve",
+        tags=["pipelines"],
+        responses={200: PipelineDetailSerializer, **error_responses(404)},
+        summary="A pipeline with its working copy and revision",
+    )
+    def get(self, request: Request, pipeline_id: int) -> Response:
+        return Response(PipelineDetailSerializer(_pipeline(request, pipeline_id)).data)
+
+    @extend_schema(
+        operation_id="pipelines_update",
+        tags=["pipelines"],
+        request=PipelineUpdateSerializer,
+        responses={200: PipelineDetailSerializer, **error_responses(400, 403, 404, 409)},
+        summary="Rename a pipeline or replace its working copy (editors)",
+    )
+    def patch(self, request: Request, pipeline_id: int) -> Response:
+        pipeline = _pipeline(request, pipeline_id)
+        require_role(user=request.user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
+        data = PipelineUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        updated = services.pipeline_update(
+            pipeline=pipeline,
+            actor=request.user,
+            name=data.validated_data.get("name"),
+            document=data.validated_data.get("document"),
+            base_revision=data.validated_data.get("revision"),
+        )
+        return Response(PipelineDetailSerializer(updated).data)
+
+    @extend_schema(
+        operation_id="pipelines_destroy",
+        tags=["pipelines"],
+        responses={**_NO_CONTENT, **error_responses(403, 404)},
+        summary="Delete a pipeline with its versions (editors)",
+    )
+    def delete(self, request: Request, pipeline_id: int) -> Response:
+        services.pipeline_delete(pipeline=_pipeline(request, pipeline_id), actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class VersionListApi(APIView):
+    @extend_schema(
+        operation_id="versions_list",
+        tags=["versions"],
+        responses={200: VersionSerializer(many=True), **error_responses(404)},
+        summary="A pipeline's saved versions, oldest first",
+    )
+    def get(self, request: Request, pipeline_id: int) -> Response:
+        versions = selectors.version_list(pipeline=_pipeline(request, pipeline_id))
+        return Response(VersionSerializer(versions, many=True).data)
+
+    @extend_schema(
+        operation_id="versions_create",
+        tags=["versions"],
+        request=VersionCreateSerializer,
+        responses={201: VersionDetailSerializer, **error_responses(400, 403, 404)},
+        summary="Save the working copy as the next immutable version (editors)",
+    )
+    def post(self, request: Request, pipeline_id: int) -> Response:
+        pipeline = _pipeline(request, pipeline_id)
+        require_role(user=request.user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
+        data = VersionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = services.version_create(
+            pipeline=pipeline, actor=request.user, message=data.validated_data["message"]
+        )
+        return Response(VersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class VersionDetailApi(APIView):
+    @extend_schema(
+        operation_id="versions_retrieve",
+        tags=["versions"],
+        responses={200: VersionDetailSerializer, **error_responses(404)},
+        summary="One saved version with its document",
+    )
+    def get(self, request: Request, pipeline_id: int, number: int) -> Response:
+        version = selectors.version_get(pipeline=_pipeline(request, pipeline_id), number=number)
+        return Response(VersionDetailSerializer(version).data)
+
+
+class PlanApi(APIView):
+    @extend_schema(
+        operation_id="pipelines_plan",
+        tags=["plans"],
+        parameters=[_VERSION_PARAMETER],
+        responses={200: PlanSerializer, **error_responses(400, 404)},
+        summary="The compiled plan of the working copy or of a version",
+    )
+    def get(self, request: Request, pipeline_id: int) -> Response:
+        pipeline = _pipeline(request, pipeline_id)
+        query = _query(VersionQuerySerializer, request)
+        document = selectors.pipeline_document(
+            pipeline=pipeline, ref=query.get("version", selectors.WORKING)
+        )
+        return Response(selectors.pipeline_plan(document=document))
+
+
+class CompileApi(APIView):
+    @extend_schema(
+        operation_id="compile",
+        tags=["plans"],
+        request={"application/json": OpenApiTypes.OBJECT},
+        responses={200: PlanSerializer, **error_responses(400)},
+        summary="Compile a posted streamgraph/v1 document; nothing is stored",
+        description="The body is the document. A document the compiler cannot read is a "
+        "400 `invalid-document`; one with other errors compiles to `ok: false` "
+        "with its diagnostics.",
+    )
+    def post(self, request: Request) -> Response:
+        plan = selectors.pipeline_plan(document=request.data, reject_unreadable=True)
+        return Response(plan)
+
+
+class ExportApi(APIView):
+    def perform_content_negotiation(
+        self, request: Request, force: bool = False
+    ) -> tuple[BaseRenderer, str]:
+        # `format` is the export format here, not DRF's renderer override.
+        return super().perform_content_negotiation(request, force=True)
+
+    @extend_schema(
+        operation_id="pipelines_export",
+        tags=["import-export"],
+        parameters=[ExportQuerySerializer],
+        responses={
+            (200, "application/json"): OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="A file download: the streamgraph/v1 document, or Flink's "
+                "`getExecutionPlan()` JSON text.",
+            ),
+            **error_responses(400, 404),
+        },
+        summary="Download the working copy or a version as streamgraph/v1 or Flink plan JSON",
+    )
+    def get(self, request: Request, pipeline_id: int) -> HttpResponse:
+        pipeline = _pipeline(request, pipeline_id)
+        query = _query(ExportQuerySerializer, request)
+        text, filename = selectors.pipeline_export(
+            pipeline=pipeline,
+            export_format=query.get("format", STREAMGRAPH),
+            ref=query.get("version", selectors.WORKING),
+        )
+        response = HttpResponse(text, content_type="application/json; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+class ImportApi(APIView):
+    @extend_schema(
+        operation_id="pipelines_import",
+        tags=["import-export"],
+        request=PipelineImportSerializer,
+        responses={201: PipelineImportedSerializer, **error_responses(400, 403, 404)},
+        summary="Create a pipeline from a streamgraph/v1 document or a Flink plan (editors)",
+    )
+    def post(self, request: Request) -> Response:
+        data = PipelineImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        pipeline, source_format = services.pipeline_import(
+            workspace=data.validated_data["workspace"],
+            actor=request.user,
+            content=data.validated_data["content"],
+            name=data.validated_data.get("name"),
+        )
+        body = {**PipelineDetailSerializer(pipeline).data, "importedFrom": source_format}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class DiffApi(APIView):
+    @extend_schema(
+        operation_id="pipelines_diff",
+        tags=["plans"],
+        parameters=[
+            OpenApiParameter(
+                "from",
+                str,
+                description="A version number or `working`; the latest version if omitted.",
+            ),
+            OpenApiParameter(
+                "to",
+                str,
+                description="A version number or `working`; the working copy if omitted.",
+            ),
+        ],
+        responses={200: DiffSerializer, **error_responses(400, 404)},
+        summary="What a change does: StreamGraph, JobGraph, ExecutionGraph and savepoint state",
+    )
+    def get(self, request: Request, pipeline_id: int) -> Response:
+        pipeline = _pipeline(request, pipeline_id)
+        query = _query(DiffQuerySerializer, request)
+        diff = selectors.pipeline_diff(
+            pipeline=pipeline, old=query.get("from"), new=query.get("to")
+        )
+        return Response(diff)

@@ -1,0 +1,201 @@
+"""HTTP endpoints of the accounts app: tokens, workspaces and their members.
+
+Views parse input with a serializer, call one selector or service, and
+serialize the result. The services check roles themselves; a view that takes a
+body checks the role first too, so a member without the role gets 403 whatever
+they send (and learns nothing from validation, such as which usernames exist).
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import selectors, services
+from accounts.models import Role
+from accounts.permissions import authenticated_user, require_role
+from accounts.serializers import (
+    MembershipAddSerializer,
+    MembershipChangeSerializer,
+    MembershipSerializer,
+    TokenRequestSerializer,
+    TokenSerializer,
+    WorkspaceCreateSerializer,
+    WorkspaceSerializer,
+    WorkspaceUpdateSerializer,
+)
+from config.openapi import error_responses
+
+_NO_CONTENT = {204: OpenApiResponse(description="Done; no body.")}
+
+
+class TokenObtainApi(APIView):
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        operation_id="auth_token_obtain",
+        tags=["auth"],
+        auth=[],
+        request=TokenRequestSerializer,
+        responses={200: TokenSerializer, **error_responses(400)},
+        summary="Exchange a username and password for an API token",
+    )
+    def post(self, request: Request) -> Response:
+        data = TokenRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token = services.token_obtain(
+            username=data.validated_data["username"], password=data.validated_data["password"]
+        )
+        return Response({"token": token})
+
+
+class WorkspaceListApi(APIView):
+    @extend_schema(
+        operation_id="workspaces_list",
+        tags=["workspaces"],
+        responses={200: WorkspaceSerializer(many=True), **error_responses()},
+        summary="The workspaces you are a member of",
+    )
+    def get(self, request: Request) -> Response:
+        workspaces = selectors.workspace_list_for_user(user=request.user)
+        return Response(WorkspaceSerializer(workspaces, many=True).data)
+
+    @extend_schema(
+        operation_id="workspaces_create",
+        tags=["workspaces"],
+        request=WorkspaceCreateSerializer,
+        responses={201: WorkspaceSerializer, **error_responses(400, 409)},
+        summary="Create a workspace; you become its owner",
+    )
+    def post(self, request: Request) -> Response:
+        data = WorkspaceCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticated_user(request.user)
+        created = services.workspace_create(
+            name=data.validated_data["name"], slug=data.validated_data.get("slug"), owner=user
+        )
+        workspace = selectors.workspace_get_for_user(user=user, workspace_id=created.pk)
+        return Response(WorkspaceSerializer(workspace).data, status=status.HTTP_201_CREATED)
+
+
+class WorkspaceDetailApi(APIView):
+    @extend_schema(
+        operation_id="workspaces_retrieve",
+        tags=["workspaces"],
+        responses={200: WorkspaceSerializer, **error_responses(404)},
+    )
+    def get(self, request: Request, workspace_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        return Response(WorkspaceSerializer(workspace).data)
+
+    @extend_schema(
+        operation_id="workspaces_update",
+        tags=["workspaces"],
+        request=WorkspaceUpdateSerializer,
+        responses={200: WorkspaceSerializer, **error_responses(400, 403, 404, 409)},
+        summary="Rename a workspace or change its slug (owners)",
+    )
+    def patch(self, request: Request, workspace_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        require_role(user=request.user, workspace=workspace, minimum=Role.OWNER)
+        data = WorkspaceUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.workspace_update(
+            workspace=workspace,
+            actor=request.user,
+            name=data.validated_data.get("name"),
+            slug=data.validated_data.get("slug"),
+        )
+        return Response(WorkspaceSerializer(workspace).data)
+
+    @extend_schema(
+        operation_id="workspaces_destroy",
+        tags=["workspaces"],
+        responses={**_NO_CONTENT, **error_responses(403, 404)},
+        summary="Delete a workspace with all its pipelines (owners)",
+    )
+    def delete(self, request: Request, workspace_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        services.workspace_delete(workspace=workspace, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MemberListApi(APIView):
+    @extend_schema(
+        operation_id="members_list",
+        tags=["members"],
+        responses={200: MembershipSerializer(many=True), **error_responses(404)},
+        summary="The members of a workspace and their roles",
+    )
+    def get(self, request: Request, workspace_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        members = selectors.membership_list(workspace=workspace)
+        return Response(MembershipSerializer(members, many=True).data)
+
+    @extend_schema(
+        operation_id="members_create",
+        tags=["members"],
+        request=MembershipAddSerializer,
+        responses={201: MembershipSerializer, **error_responses(400, 403, 404, 409)},
+        summary="Add a user to the workspace (owners)",
+    )
+    def post(self, request: Request, workspace_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        require_role(user=request.user, workspace=workspace, minimum=Role.OWNER)
+        data = MembershipAddSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        membership = services.membership_add(
+            workspace=workspace,
+            actor=request.user,
+            user=data.validated_data["username"],
+            role=Role(data.validated_data["role"]),
+        )
+        return Response(MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
+
+
+class MemberDetailApi(APIView):
+    @extend_schema(
+        operation_id="members_retrieve",
+        tags=["members"],
+        responses={200: MembershipSerializer, **error_responses(404)},
+    )
+    def get(self, request: Request, workspace_id: int, user_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        membership = selectors.membership_get(workspace=workspace, user_id=user_id)
+        return Response(MembershipSerializer(membership).data)
+
+    @extend_schema(
+        operation_id="members_update",
+        tags=["members"],
+        request=MembershipChangeSerializer,
+        responses={200: MembershipSerializer, **error_responses(400, 403, 404, 409)},
+        summary="Change a member's role (owners; the last owner stays an owner)",
+    )
+    def patch(self, request: Request, workspace_id: int, user_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        require_role(user=request.user, workspace=workspace, minimum=Role.OWNER)
+        data = MembershipChangeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        membership = services.membership_change(
+            workspace=workspace,
+            actor=request.user,
+            user_id=user_id,
+            role=Role(data.validated_data["role"]),
+        )
+        return Response(MembershipSerializer(membership).data)
+
+    @extend_schema(
+        operation_id="members_destroy",
+        tags=["members"],
+        responses={**_NO_CONTENT, **error_responses(403, 404, 409)},
+        summary="Remove a member (owners; not the last owner)",
+    )
+    def delete(self, request: Request, workspace_id: int, user_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        services.membership_remove(workspace=workspace, actor=request.user, user_id=user_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

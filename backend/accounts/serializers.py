@@ -1,0 +1,63 @@
+"""Request and response bodies of the accounts API (camelCase, like the documents)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from rest_framework import serializers
+
+from accounts.models import Role
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, style={"input_type": "password"})
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
+
+
+class UserRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class WorkspaceSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    slug = serializers.SlugField()
+    role = serializers.ChoiceField(
+        source="my_role", choices=Role.choices, help_text="Your role in the workspace."
+    )
+    createdAt = serializers.DateTimeField(source="created_at")
+
+
+class WorkspaceCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(
+        max_length=100, required=False, help_text="Derived from the name when omitted."
+    )
+
+
+class WorkspaceUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    slug = serializers.SlugField(max_length=100, required=False)
+
+
+class MembershipSerializer(serializers.Serializer):
+    user = UserRefSerializer()
+    role = serializers.ChoiceField(choices=Role.choices)
+    joinedAt = serializers.DateTimeField(source="created_at")
+
+
+class MembershipAddSerializer(serializers.Serializer):
+    username = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=get_user_model().objects.filter(is_active=True),
+        error_messages={"does_not_exist": "No active user is called '{value}'."},
+    )
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class MembershipChangeSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Role.choices)

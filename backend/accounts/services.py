@@ -1,0 +1,177 @@
+"""Writes to workspaces, memberships and API tokens.
+
+Every service that changes a workspace takes the acting user and checks their
+role itself (`require_role`), so each entry point (REST, websockets, shell) gets
+the same rules. Membership changes lock the workspace row, so two owners acting
+at once cannot leave a workspace without an owner.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User as UserType
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
+from rest_framework.authtoken.models import Token
+
+from accounts.models import Membership, Role, Workspace
+from accounts.permissions import require_role
+from accounts.selectors import MEMBER_NOT_FOUND
+from config.errors import Conflict, InvalidRequest, NotFound
+
+_SLUG_MAX = Workspace._meta.get_field("slug").max_length or 100
+_SLUG_ATTEMPTS = 50
+LAST_OWNER_MESSAGE = "A workspace needs at least one owner: make another member an owner first."
+
+
+def token_obtain(*, username: str, password: str) -> str:
+    """The API token of the user with these credentials (created on first use)."""
+    user = authenticate(username=username, password=password)
+    if user is None:
+        raise InvalidRequest(
+            "Unable to log in with the given username and password.",
+            code="invalid-credentials",
+        )
+    token, _ = Token.objects.get_or_create(user=user)
+    return token.key
+
+
+def _slug_taken(slug: str) -> Conflict:
+    return Conflict(
+        f"The slug '{slug}' is taken by another workspace.",
+        code="slug-taken",
+        fields={"slug": ["A workspace with this slug already exists."]},
+    )
+
+
+def _slug_candidates(name: str) -> list[str]:
+    base = slugify(name)[: _SLUG_MAX - 4].strip("-") or "workspace"
+    return [base] + [f"{base}-{n}" for n in range(2, _SLUG_ATTEMPTS + 1)]
+
+
+def workspace_create(*, name: str, owner: UserType, slug: str | None = None) -> Workspace:
+    """A new workspace whose creator is its owner; the slug comes from the name if not given."""
+    candidates = [slug] if slug else _slug_candidates(name)
+    for candidate in candidates:
+        if Workspace.objects.filter(slug=candidate).exists():
+            continue
+        try:
+            with transaction.atomic():
+                workspace = Workspace.objects.create(name=name, slug=candidate)
+                Membership.objects.create(workspace=workspace, user=owner, role=Role.OWNER)
+        except IntegrityError:  # taken between the check and the insert
+            continue
+        return workspace
+    if slug:
+        raise _slug_taken(slug)
+    raise Conflict("No free slug for this name; choose a slug.", code="slug-taken")
+
+
+def workspace_update(
+    *,
+    workspace: Workspace,
+    actor: AbstractBaseUser | AnonymousUser,
+    name: str | None = None,
+    slug: str | None = None,
+) -> Workspace:
+    """Rename a workspace or change its slug (owners only)."""
+    require_role(user=actor, workspace=workspace, minimum=Role.OWNER)
+    changed: list[str] = []
+    if name is not None and name != workspace.name:
+        workspace.name = name
+        changed.append("name")
+    if slug is not None and slug != workspace.slug:
+        if Workspace.objects.filter(slug=slug).exclude(pk=workspace.pk).exists():
+            raise _slug_taken(slug)
+        workspace.slug = slug
+        changed.append("slug")
+    if changed:
+        try:
+            with transaction.atomic():
+                workspace.save(update_fields=changed)
+        except IntegrityError as error:
+            raise _slug_taken(workspace.slug) from error
+    return workspace
+
+
+def workspace_delete(*, workspace: Workspace, actor: AbstractBaseUser | AnonymousUser) -> None:
+    """Delete a workspace with its pipelines and versions (owners only)."""
+    require_role(user=actor, workspace=workspace, minimum=Role.OWNER)
+    workspace.delete()
+
+
+def _locked(workspace: Workspace) -> Workspace:
+    return Workspace.objects.select_for_update().get(pk=workspace.pk)
+
+
+def _other_owners(membership: Membership) -> bool:
+    return (
+        Membership.objects.filter(workspace_id=membership.workspace_id, role=Role.OWNER)
+        .exclude(pk=membership.pk)
+        .exists()
+    )
+
+
+def membership_add(
+    *,
+    workspace: Workspace,
+    actor: AbstractBaseUser | AnonymousUser,
+    user: UserType,
+    role: Role,
+) -> Membership:
+    """Add a user to a workspace with a role (owners only)."""
+    with transaction.atomic():
+        _locked(workspace)
+        require_role(user=actor, workspace=workspace, minimum=Role.OWNER)
+        if Membership.objects.filter(workspace=workspace, user=user).exists():
+            raise Conflict(
+                f"{user.get_username()} is already a member of this workspace.",
+                code="already-member",
+                fields={"username": ["This user is already a member."]},
+            )
+        return Membership.objects.create(workspace=workspace, user=user, role=role)
+
+
+def membership_change(
+    *,
+    workspace: Workspace,
+    actor: AbstractBaseUser | AnonymousUser,
+    user_id: int,
+    role: Role,
+) -> Membership:
+    """Change a member's role (owners only); the last owner cannot be demoted."""
+    with transaction.atomic():
+        _locked(workspace)
+        require_role(user=actor, workspace=workspace, minimum=Role.OWNER)
+        membership = _membership(workspace, user_id)
+        if membership.role == Role.OWNER and role != Role.OWNER and not _other_owners(membership):
+            raise Conflict(LAST_OWNER_MESSAGE, code="last-owner")
+        if membership.role != role:
+            membership.role = role
+            membership.save(update_fields=["role"])
+        return membership
+
+
+def membership_remove(
+    *, workspace: Workspace, actor: AbstractBaseUser | AnonymousUser, user_id: int
+) -> None:
+    """Remove a member (owners only); the last owner cannot be removed."""
+    with transaction.atomic():
+        _locked(workspace)
+        require_role(user=actor, workspace=workspace, minimum=Role.OWNER)
+        membership = _membership(workspace, user_id)
+        if membership.role == Role.OWNER and not _other_owners(membership):
+            raise Conflict(LAST_OWNER_MESSAGE, code="last-owner")
+        membership.delete()
+
+
+def _membership(workspace: Workspace, user_id: int) -> Membership:
+    membership = (
+        Membership.objects.filter(workspace=workspace, user_id=user_id)
+        .select_related("user")
+        .first()
+    )
+    if membership is None:
+        raise NotFound(MEMBER_NOT_FOUND)
+    return membership

@@ -1,0 +1,19 @@
+from django.urls import path
+
+from accounts import apis
+
+urlpatterns = [
+    path("auth/token/", apis.TokenObtainApi.as_view(), name="auth-token"),
+    path("workspaces/", apis.WorkspaceListApi.as_view(), name="workspace-list"),
+    path(
+        "workspaces/<int:workspace_id>/", apis.WorkspaceDetailApi.as_view(), name="workspace-detail"
+    ),
+    path(
+        "workspaces/<int:workspace_id>/members/", apis.MemberListApi.as_view(), name="member-list"
+    ),
+    path(
+        "workspaces/<int:workspace_id>/members/<int:user_id>/",
+        apis.MemberDetailApi.as_view(),
+        name="member-detail",
+    ),
+]

@@ -1,0 +1,10 @@
+"""Websocket URL routes."""
+
+from django.urls import path
+
+from pipelines.consumers import PipelineConsumer
+
+websocket_urlpatterns = [
+    # Channels' URLRouter takes ASGI apps where django-stubs expects views.
+    path("ws/pipelines/<int:pipeline_id>/", PipelineConsumer.as_asgi()),  # type: ignore[arg-type]
+]

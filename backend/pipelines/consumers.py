@@ -1,0 +1,201 @@
+"""The co-editing websocket, `ws/pipelines/<id>/`: authenticate, join, validate, forward.
+
+The consumer holds no business logic: edits go to `pipelines.editing`,
+presence to `pipelines.presence`, and everything pipeline-wide is published by
+`pipelines.events`. Close codes: 4401 not signed in, 4404 no such pipeline
+for this user (also when it exists in a workspace the user is not in).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from typing import Any, cast
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.contrib.auth.models import User
+from pydantic import ValidationError
+
+from pipelines import presence
+from pipelines.access import pipeline_access
+from pipelines.editing import pipeline_apply_edit, pipeline_live_plan
+from pipelines.events import (
+    INBOUND,
+    EditRejected,
+    EditRequest,
+    ErrorBody,
+    ErrorMessage,
+    Outbound,
+    PresenceChanged,
+    PresenceEntry,
+    PresenceLeft,
+    PresenceRequest,
+    Snapshot,
+    UserRef,
+    encode,
+    pipeline_group,
+    publish_to_pipeline_async,
+)
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+
+
+class PipelineConsumer(AsyncWebsocketConsumer):
+    user: User
+    pipeline_id: int
+    entry: PresenceEntry | None = None
+    can_edit: bool = False
+    closed: bool = False
+    """Set when the socket closed: group messages may still be in flight to us."""
+    _heartbeat: asyncio.Task[None] | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.user = cast(User, user)
+        self.pipeline_id = int(self.scope["url_route"]["kwargs"]["pipeline_id"])
+        access = await database_sync_to_async(pipeline_access)(
+            user=user, pipeline_id=self.pipeline_id
+        )
+        if access is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.can_edit = access.can_edit
+        await self.accept()
+        self.entry = PresenceEntry(
+            clientId=uuid.uuid4().hex,
+            user=UserRef(id=user.pk, username=user.get_username()),
+            role=access.role,
+        )
+        await self.channel_layer.group_add(pipeline_group(self.pipeline_id), self.channel_name)
+        await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
+        await publish_to_pipeline_async(self.pipeline_id, PresenceChanged(client=self.entry))
+        await self.send_snapshot()
+        self._heartbeat = asyncio.create_task(self._refresh_presence())
+
+    async def disconnect(self, code: int) -> None:
+        self.closed = True
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        if self.entry is None:
+            return
+        await self.channel_layer.group_discard(pipeline_group(self.pipeline_id), self.channel_name)
+        await presence.presence_remove(pipeline_id=self.pipeline_id, client_id=self.entry.clientId)
+        await publish_to_pipeline_async(
+            self.pipeline_id, PresenceLeft(clientId=self.entry.clientId)
+        )
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.entry is None:
+            return
+        try:
+            message = INBOUND.validate_json(text_data or bytes_data or b"")
+        except ValidationError as error:
+            await self.send_message(ErrorMessage(error=_invalid_message(error)))
+            return
+        if isinstance(message, EditRequest):
+            await self.handle_edit(message)
+        elif isinstance(message, PresenceRequest):
+            self.entry = self.entry.model_copy(
+                update={"selection": message.selection, "cursor": message.cursor}
+            )
+            await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
+            await publish_to_pipeline_async(self.pipeline_id, PresenceChanged(client=self.entry))
+        else:
+            await self.send_snapshot()
+
+    async def handle_edit(self, request: EditRequest) -> None:
+        assert self.entry is not None
+        if not self.can_edit:
+            await self.send_message(
+                EditRejected(
+                    opId=request.opId,
+                    reason="forbidden",
+                    revision=request.baseRevision,
+                    error=ErrorBody(
+                        code="permission-denied",
+                        message="viewers cannot edit; ask an owner for the editor role",
+                    ),
+                )
+            )
+            return
+        outcome = await database_sync_to_async(pipeline_apply_edit)(
+            pipeline_id=self.pipeline_id,
+            user=self.user,
+            base_revision=request.baseRevision,
+            edit=request.edit,
+            op_id=request.opId,
+            client_id=self.entry.clientId,
+        )
+        if outcome.applied is None:
+            assert outcome.reason is not None and outcome.error is not None
+            await self.send_message(
+                EditRejected(
+                    opId=request.opId,
+                    reason=outcome.reason,
+                    revision=outcome.revision,
+                    error=outcome.error,
+                )
+            )
+        # An applied edit reaches this client through the group, like everyone else.
+
+    async def send_snapshot(self) -> None:
+        assert self.entry is not None
+        snapshot = await database_sync_to_async(_snapshot_data)(self.pipeline_id)
+        if snapshot is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        revision, document, plan = snapshot
+        others = await presence.presence_list(pipeline_id=self.pipeline_id)
+        await self.send_message(
+            Snapshot(
+                pipeline=self.pipeline_id,
+                revision=revision,
+                document=document,
+                plan=plan,
+                presence=others,
+                you=self.entry,
+            )
+        )
+
+    async def pipeline_message(self, event: dict[str, Any]) -> None:
+        """A message published to the pipeline's group: forward its text as is."""
+        if not self.closed:
+            await self.send(text_data=event["text"])
+
+    async def send_message(self, message: Outbound) -> None:
+        await self.send(text_data=encode(message))
+
+    async def _refresh_presence(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            while True:
+                await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+                if self.entry is not None:
+                    await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
+
+
+def _snapshot_data(pipeline_id: int) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+    from pipelines.models import Pipeline
+
+    row = Pipeline.objects.filter(pk=pipeline_id).values("revision", "document").first()
+    if row is None:
+        return None
+    plan = pipeline_live_plan(
+        pipeline_id=pipeline_id, revision=row["revision"], document=row["document"]
+    )
+    return row["revision"], row["document"], plan
+
+
+def _invalid_message(error: ValidationError) -> ErrorBody:
+    first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid message"}
+    where = ".".join(str(part) for part in first["loc"])
+    return ErrorBody(
+        code="invalid-message",
+        message=f"{where}: {first['msg']}" if where else str(first["msg"]),
+        fields={".".join(str(p) for p in e["loc"]): e["msg"] for e in error.errors()},
+    )

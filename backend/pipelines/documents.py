@@ -1,0 +1,113 @@
+"""Pipeline documents: the empty one, size limits, validation and import.
+
+A working copy may hold errors that the editor shows as diagnostics until the
+user fixes them (a cycle, a uid used twice); what it may not hold is a document
+the compiler cannot read as a graph at all (`compiler.diagnostics.structural_errors`)
+or one beyond the size limits. Both are refused with the diagnostics, before
+anything is stored.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from django.conf import settings
+
+from compiler.diagnostics import Diagnostic, Location, structural_errors
+from compiler.document import FORMAT
+from compiler.flinkjson import streamgraph_from_execution_plan
+from compiler.pipeline import Compilation, compile_document
+from config.errors import DocumentRejected, DocumentTooLarge
+
+FLINK_PLAN = "flink-plan"
+STREAMGRAPH = "streamgraph"
+
+
+def document_empty(*, name: str) -> dict[str, Any]:
+    """A valid `streamgraph/v1` document without operators, with Flink's defaults."""
+    return {
+        "format": FORMAT,
+        "name": name,
+        "config": {
+            "chainingEnabled": True,
+            "defaultParallelism": 1,
+            "maxParallelism": -1,
+            "runtimeMode": "STREAMING",
+            "chainOperatorsWithDifferentMaxParallelism": True,
+        },
+        "nodes": [],
+        "edges": [],
+    }
+
+
+def document_check_size(*, document: object) -> None:
+    """Refuse a document with more nodes or edges than the limits allow."""
+    if not isinstance(document, dict):
+        return
+    limits = (
+        ("nodes", settings.PIPELINE_MAX_NODES),
+        ("edges", settings.PIPELINE_MAX_EDGES),
+    )
+    for key, limit in limits:
+        items = document.get(key)
+        if isinstance(items, list) and len(items) > limit:
+            message = f"The document has {len(items)} {key}; at most {limit} are allowed."
+            raise DocumentTooLarge(
+                message,
+                diagnostics=[Diagnostic("document.too-large", message, Location(field=key))],
+            )
+
+
+def document_validate(*, document: object) -> Compilation:
+    """Compile a document that is about to be stored; refuse it if it is unreadable."""
+    document_check_size(document=document)
+    compilation = compile_document(document)
+    blocking = structural_errors(compilation.diagnostics)
+    if blocking:
+        raise DocumentRejected(blocking)
+    return compilation
+
+
+def _rejected(code: str, message: str, field: str | None = None) -> DocumentRejected:
+    return DocumentRejected([Diagnostic(code, message, Location(field=field))], message)
+
+
+def _is_flink_plan(content: dict[str, Any]) -> bool:
+    nodes = content.get("nodes")
+    return (
+        "format" not in content
+        and isinstance(nodes, list)
+        and all(isinstance(node, dict) and "pact" in node for node in nodes)
+    )
+
+
+def document_from_import(*, content: object, name: str) -> tuple[dict[str, Any], str]:
+    """The `streamgraph/v1` document in imported content, and which format it was.
+
+    `content` is a `streamgraph/v1` document or the text of Flink's
+    `env.getExecutionPlan()`, either as a JSON value or as a string holding one.
+    A Flink plan becomes a document named `name`, with Flink's defaults for all
+    the plan does not say.
+    """
+    parsed = content
+    if isinstance(content, str):
+        try:
+            parsed = json.loads(content)
+        except json.JSONDecodeError as error:
+            raise _rejected("import.not-json", f"The content is not JSON: {error}.") from error
+    if isinstance(parsed, dict) and parsed.get("format") == FORMAT:
+        return copy.deepcopy(parsed), STREAMGRAPH
+    if isinstance(parsed, dict) and _is_flink_plan(parsed):
+        text = content if isinstance(content, str) else json.dumps(parsed)
+        try:
+            return streamgraph_from_execution_plan(text, name=name), FLINK_PLAN
+        except ValueError as error:
+            raise _rejected("import.flink-plan", f"Not a Flink execution plan: {error}.") from error
+    raise _rejected(
+        "import.format",
+        f'The content is neither a {FORMAT} document (an object with "format": "{FORMAT}") '
+        'nor a Flink execution plan (an object with a "nodes" list whose entries have "pact").',
+        field="format",
+    )

@@ -1,0 +1,186 @@
+"""Service: apply a co-editing operation to a pipeline's working copy.
+
+One edit at a time per pipeline (the row is locked), against the revision its
+author saw: an edit on an older revision is rebased over the edits stored since
+when it conflicts with none of them (`compiler.edits.find_conflict`), else it is
+rejected and nothing changes. An applied edit is stored with its revision and
+broadcast, after commit, with the plan delta it caused.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from compiler.diagnostics import structural_errors
+from compiler.edits import Edit, EditRejected, apply_edit, find_conflict
+from compiler.liveplan import live_plan, plan_delta
+from compiler.pipeline import compile_document
+from config.errors import DocumentTooLarge
+from pipelines.documents import document_check_size
+from pipelines.events import EditApplied, ErrorBody, UserRef, publish_to_pipeline
+from pipelines.models import Pipeline, PipelineEdit
+
+_CACHE_SIZE = 128
+# Recent revisions of working copies and their plans, in this process. A revision
+# never changes once written, so an entry is valid for as long as it is kept.
+_plans: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+_documents: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+
+
+def pipeline_live_plan(
+    *, pipeline_id: int, revision: int, document: dict[str, Any]
+) -> dict[str, Any]:
+    """The `liveplan/v1` of a pipeline revision (cached: clients join and edit often)."""
+    key = (pipeline_id, revision)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = live_plan(compile_document(document))
+        _remember(_plans, key, plan)
+    else:
+        _plans.move_to_end(key)
+    return plan
+
+
+def _remember(
+    cache: OrderedDict[tuple[int, int], dict[str, Any]], key: tuple[int, int], value: dict[str, Any]
+) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+
+
+@dataclass(frozen=True, slots=True)
+class EditOutcome:
+    revision: int
+    """The revision after the call (unchanged when rejected)."""
+    applied: EditApplied | None = None
+    reason: Literal["conflict", "invalid"] | None = None
+    error: ErrorBody | None = None
+
+
+def _rejection(
+    revision: int,
+    reason: Literal["conflict", "invalid"],
+    code: str,
+    message: str,
+    diagnostics: list[dict[str, Any]] | None = None,
+) -> EditOutcome:
+    return EditOutcome(
+        revision=revision,
+        reason=reason,
+        error=ErrorBody(code=code, message=message, diagnostics=diagnostics or []),
+    )
+
+
+def _rejected_edit(revision: int, error: EditRejected) -> EditOutcome:
+    location = {"node": error.node, "edge": error.edge, "field": error.field}
+    diagnostic = {"code": error.code, "severity": "error", "message": error.message, **location}
+    return _rejection(revision, "invalid", error.code, error.message, [diagnostic])
+
+
+def pipeline_apply_edit(
+    *,
+    pipeline_id: int,
+    user: User,
+    base_revision: int,
+    edit: dict[str, Any],
+    op_id: str,
+    client_id: str,
+) -> EditOutcome:
+    try:
+        parsed = Edit.from_json(edit)
+    except EditRejected as error:
+        current = Pipeline.objects.values_list("revision", flat=True).get(pk=pipeline_id)
+        return _rejected_edit(current, error)
+    with transaction.atomic():
+        # The document is loaded only when this process does not hold that revision.
+        pipeline = Pipeline.objects.select_for_update().defer("document").get(pk=pipeline_id)
+        current = pipeline.revision
+        if base_revision > current:
+            return _rejection(
+                current,
+                "invalid",
+                "edit.revision",
+                f"revision {base_revision} does not exist yet (the pipeline is at {current})",
+            )
+        rebased = base_revision < current
+        if rebased:
+            since = list(
+                PipelineEdit.objects.filter(pipeline=pipeline, revision__gt=base_revision)
+                .order_by("revision")
+                .values_list("revision", "operation")
+            )
+            if len(since) != current - base_revision:
+                return _rejection(
+                    current,
+                    "conflict",
+                    "edit.conflict",
+                    f"the document was replaced after revision {base_revision}; "
+                    "reload it and make the edit again",
+                )
+            reason = find_conflict(parsed, [(r, Edit.from_json(op)) for r, op in since])
+            if reason is not None:
+                return _rejection(
+                    current,
+                    "conflict",
+                    "edit.conflict",
+                    f"conflict: {reason}; your edit was not applied",
+                )
+        old_document = _documents.get((pipeline.pk, current)) or pipeline.document
+        try:
+            new_document, applied = apply_edit(old_document, parsed)
+            document_check_size(document=new_document)
+        except EditRejected as error:
+            return _rejected_edit(current, error)
+        except DocumentTooLarge as error:
+            return _rejection(
+                current,
+                "invalid",
+                error.code,
+                error.message,
+                [d.to_json() for d in error.diagnostics],
+            )
+        old_plan = pipeline_live_plan(
+            pipeline_id=pipeline.pk, revision=current, document=old_document
+        )
+        if parsed.affects_plan:
+            compilation = compile_document(new_document)
+            blocking = structural_errors(compilation.diagnostics)
+            new_plan = live_plan(compilation)
+        else:
+            blocking, new_plan = [], old_plan
+        if blocking:
+            return _rejection(
+                current,
+                "invalid",
+                "invalid-document",
+                "the edit would make the document unreadable: " + blocking[0].message,
+                [d.to_json() for d in blocking],
+            )
+        revision = current + 1
+        pipeline.document = new_document
+        pipeline.revision = revision
+        pipeline.save(update_fields=["document", "revision", "updated_at"])
+        PipelineEdit.objects.create(
+            pipeline=pipeline, revision=revision, operation=applied.to_json(), author=user
+        )
+        _remember(_plans, (pipeline.pk, revision), new_plan)
+        _remember(_documents, (pipeline.pk, revision), new_document)
+        delta = plan_delta(old_plan, new_plan)
+        message = EditApplied(
+            revision=revision,
+            clientId=client_id,
+            user=UserRef(id=user.pk, username=user.get_username()),
+            opId=op_id,
+            edit=applied.to_json(),
+            rebased=rebased,
+            planDelta=delta,
+        )
+        transaction.on_commit(lambda: publish_to_pipeline(pipeline.pk, message))
+    return EditOutcome(revision=revision, applied=message)

@@ -1,0 +1,180 @@
+"""Every message of the co-editing websocket protocol, and the one publisher.
+
+Inbound messages (client -> server) and outbound ones (server -> client) are
+typed models that reject unknown fields; `docs/COEDITING.md` documents them and
+`frontend/src/api/` mirrors them. Only `publish_to_pipeline` sends to a
+pipeline's group: it serialises a message once and every consumer forwards the
+same text, so a broadcast costs one encoding, not one per client.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# Inbound ------------------------------------------------------------------------------
+
+
+class Selection(_Message):
+    nodes: list[int] = Field(default_factory=list, max_length=10_000)
+    edges: list[list[int]] = Field(default_factory=list, max_length=10_000)
+    """Edge keys: [source, target, typeNumber, k]."""
+
+
+class Cursor(_Message):
+    x: float
+    y: float
+
+
+class EditRequest(_Message):
+    type: Literal["edit"]
+    opId: str = Field(min_length=1, max_length=100)
+    """Chosen by the client; echoed in `edit_applied` / `edit_rejected`."""
+    baseRevision: int = Field(ge=0)
+    """The document revision the client saw when it made the edit."""
+    edit: dict[str, Any]
+    """A `compiler.edits.Edit` in its JSON form."""
+
+
+class PresenceRequest(_Message):
+    type: Literal["presence"]
+    selection: Selection = Field(default_factory=Selection)
+    cursor: Cursor | None = None
+
+
+class ResyncRequest(_Message):
+    type: Literal["resync"]
+
+
+Inbound = Annotated[EditRequest | PresenceRequest | ResyncRequest, Field(discriminator="type")]
+INBOUND = TypeAdapter(Inbound)
+
+
+# Outbound -----------------------------------------------------------------------------
+
+
+class UserRef(_Message):
+    id: int
+    username: str
+
+
+class PresenceEntry(_Message):
+    clientId: str
+    user: UserRef
+    role: str
+    selection: Selection = Field(default_factory=Selection)
+    cursor: Cursor | None = None
+
+
+class ErrorBody(_Message):
+    """The project's one error shape (see `config.errors`)."""
+
+    code: str
+    message: str
+    diagnostics: list[dict[str, Any]] = Field(default_factory=list)
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class Snapshot(_Message):
+    type: Literal["snapshot"] = "snapshot"
+    pipeline: int
+    revision: int
+    document: dict[str, Any]
+    plan: dict[str, Any]
+    """`liveplan/v1` of `document`."""
+    presence: list[PresenceEntry]
+    you: PresenceEntry
+
+
+class EditApplied(_Message):
+    type: Literal["edit_applied"] = "edit_applied"
+    revision: int
+    """The revision this edit produced; the previous one is `revision - 1`."""
+    clientId: str
+    user: UserRef
+    opId: str
+    edit: dict[str, Any]
+    """The edit as applied (e.g. with the id assigned to a new node)."""
+    rebased: bool
+    """True when it was made against an older revision and applied over newer edits."""
+    planDelta: dict[str, Any]
+    """`compiler.liveplan.plan_delta` from the plan of `revision - 1` to this revision's.
+    A client whose plan is not at `revision - 1` sends `resync`."""
+
+
+class EditRejected(_Message):
+    type: Literal["edit_rejected"] = "edit_rejected"
+    opId: str
+    reason: Literal["conflict", "invalid", "forbidden"]
+    revision: int
+    """The current revision: rebase on it (or resync) and retry."""
+    error: ErrorBody
+
+
+class DocumentReplaced(_Message):
+    """The working copy was replaced outside co-editing (REST update): start from this."""
+
+    type: Literal["document_replaced"] = "document_replaced"
+    revision: int
+    document: dict[str, Any]
+    plan: dict[str, Any]
+
+
+class PresenceChanged(_Message):
+    type: Literal["presence"] = "presence"
+    client: PresenceEntry
+
+
+class PresenceLeft(_Message):
+    type: Literal["presence_left"] = "presence_left"
+    clientId: str
+
+
+class ErrorMessage(_Message):
+    type: Literal["error"] = "error"
+    error: ErrorBody
+
+
+Outbound = (
+    Snapshot
+    | EditApplied
+    | EditRejected
+    | DocumentReplaced
+    | PresenceChanged
+    | PresenceLeft
+    | ErrorMessage
+)
+
+
+def pipeline_group(pipeline_id: int) -> str:
+    return f"pipeline.{pipeline_id}"
+
+
+GROUP_EVENT = "pipeline.message"
+"""The channel-layer event type consumers handle (`PipelineConsumer.pipeline_message`)."""
+
+
+def encode(message: Outbound) -> str:
+    return message.model_dump_json(exclude_none=False)
+
+
+async def publish_to_pipeline_async(pipeline_id: int, message: Outbound) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        raise RuntimeError("CHANNEL_LAYERS is not configured")
+    await layer.group_send(
+        pipeline_group(pipeline_id), {"type": GROUP_EVENT, "text": encode(message)}
+    )
+
+
+def publish_to_pipeline(pipeline_id: int, message: Outbound) -> None:
+    """Send `message` to every client of the pipeline (from synchronous code)."""
+    async_to_sync(publish_to_pipeline_async)(pipeline_id, message)

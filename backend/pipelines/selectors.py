@@ -1,0 +1,195 @@
+"""Reads of pipelines and versions, and what the compiler makes of their documents.
+
+A pipeline outside the user's workspaces is `NotFound`, exactly like one that
+does not exist. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import QuerySet
+from django.utils.text import slugify
+
+from accounts.models import Role
+from accounts.permissions import require_role
+from compiler.diagnostics import structural_errors
+from compiler.diff import diff_documents
+from compiler.document import dump_document
+from compiler.execution import ExecutionGraph
+from compiler.hashing import to_hex
+from compiler.pipeline import Compilation, compile_document
+from compiler.render import render_json, render_text
+from config.errors import DocumentRejected, NotFound
+from pipelines.documents import FLINK_PLAN, STREAMGRAPH, document_check_size
+from pipelines.models import Pipeline, PipelineVersion
+
+PIPELINE_NOT_FOUND = "Pipeline not found."
+EXPORT_FORMATS = (STREAMGRAPH, FLINK_PLAN)
+WORKING: Final = "working"
+
+VersionRef = int | Literal["working"]
+"""A version number, or the working copy."""
+
+
+def pipeline_list_for_user(
+    *, user: AbstractBaseUser | AnonymousUser, workspace_id: int | None = None
+) -> QuerySet[Pipeline]:
+    """Pipelines of the user's workspaces (of one, if given), without their documents."""
+    if not user.is_authenticated:
+        return Pipeline.objects.none()
+    pipelines = Pipeline.objects.filter(workspace__memberships__user_id=user.pk)
+    if workspace_id is not None:
+        require_role(user=user, workspace=workspace_id, minimum=Role.VIEWER)
+        pipelines = pipelines.filter(workspace_id=workspace_id)
+    return (
+        pipelines.select_related("created_by")
+        .defer("document")
+        .order_by("workspace_id", "name", "id")
+    )
+
+
+def pipeline_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pipeline_id: int) -> Pipeline:
+    """One pipeline with its working copy; `NotFound` if missing or not the user's."""
+    if not user.is_authenticated:
+        raise NotFound(PIPELINE_NOT_FOUND)
+    pipeline = (
+        Pipeline.objects.filter(pk=pipeline_id, workspace__memberships__user_id=user.pk)
+        .select_related("created_by")
+        .first()
+    )
+    if pipeline is None:
+        raise NotFound(PIPELINE_NOT_FOUND)
+    return pipeline
+
+
+def version_list(*, pipeline: Pipeline) -> QuerySet[PipelineVersion]:
+    """The pipeline's versions, oldest first, without their documents."""
+    return (
+        PipelineVersion.objects.filter(pipeline=pipeline)
+        .select_related("author")
+        .defer("document")
+        .order_by("number")
+    )
+
+
+def version_get(*, pipeline: Pipeline, number: int) -> PipelineVersion:
+    version = (
+        PipelineVersion.objects.filter(pipeline=pipeline, number=number)
+        .select_related("author")
+        .first()
+    )
+    if version is None:
+        raise NotFound(f"The pipeline has no version {number}.")
+    return version
+
+
+def pipeline_document(*, pipeline: Pipeline, ref: VersionRef = WORKING) -> dict[str, Any]:
+    """The working copy, or the document of version `ref`."""
+    if ref == WORKING:
+        return pipeline.document
+    return version_get(pipeline=pipeline, number=int(ref)).document
+
+
+def _execution_summary(compilation: Compilation, execution: ExecutionGraph) -> dict[str, Any]:
+    job_graph = compilation.job_graph
+    return {
+        "totalSubtasks": execution.total_subtasks,
+        "slotsRequired": job_graph.slots_required if job_graph is not None else None,
+        "vertices": [
+            {
+                "id": to_hex(vertex.id),
+                "name": vertex.job_vertex.name,
+                "parallelism": vertex.parallelism,
+                "maxParallelism": vertex.max_parallelism,
+                "keyGroupRanges": [
+                    list(vertex.key_group_range(index)) for index in range(vertex.parallelism)
+                ],
+            }
+            for vertex in execution.vertices
+        ],
+        "edges": [
+            {
+                "producer": to_hex(edge.job_edge.producer),
+                "consumer": to_hex(edge.job_edge.target),
+                "pattern": edge.pattern.value,
+                "groups": [
+                    {
+                        "partitions": [group.partitions[0], group.partitions[-1]],
+                        "consumers": [group.consumers[0], group.consumers[-1]],
+                    }
+                    for group in edge.groups
+                ],
+            }
+            for edge in execution.edges
+        ],
+    }
+
+
+def pipeline_plan(*, document: object, reject_unreadable: bool = False) -> dict[str, Any]:
+    """The compiled plan of a document, as JSON.
+
+    `ok`, `diagnostics` (errors and warnings), `jobGraph` (`jobgraph/v1`),
+    `execution` (a summary of the ExecutionGraph: per vertex its parallelism
+    and each subtask's key-group range, per edge its pattern and partition
+    groups) and `explain` (`explain/v1`). Without a plan (the document has
+    errors) the last three are null. With `reject_unreadable`, a document the
+    compiler cannot read as a graph is refused (`DocumentRejected`) instead.
+    """
+    document_check_size(document=document)
+    compilation = compile_document(document)
+    if reject_unreadable and (blocking := structural_errors(compilation.diagnostics)):
+        raise DocumentRejected(blocking)
+    plan: dict[str, Any] = {
+        "ok": compilation.ok,
+        "diagnostics": [d.to_json() for d in compilation.diagnostics],
+        "jobGraph": None,
+        "execution": None,
+        "explain": None,
+    }
+    if compilation.ok and compilation.execution is not None:
+        plan["jobGraph"] = render_json(compilation, "jobgraph")
+        plan["execution"] = _execution_summary(compilation, compilation.execution)
+        plan["explain"] = render_json(compilation, "explain")
+    return plan
+
+
+def pipeline_diff(
+    *, pipeline: Pipeline, old: VersionRef | None = None, new: VersionRef | None = None
+) -> dict[str, Any]:
+    """The `plandiff/v1` between two versions or a version and the working copy.
+
+    `new` defaults to the working copy, `old` to the latest version; before
+    the first version is saved, to the working copy without operators, so
+    that everything shows as new.
+    """
+    new_document = pipeline_document(pipeline=pipeline, ref=WORKING if new is None else new)
+    if old is None:
+        latest = version_list(pipeline=pipeline).last()
+        old_document = (
+            {**pipeline.document, "nodes": [], "edges": []}
+            if latest is None
+            else pipeline_document(pipeline=pipeline, ref=latest.number)
+        )
+    else:
+        old_document = pipeline_document(pipeline=pipeline, ref=old)
+    return diff_documents(old_document, new_document)
+
+
+def pipeline_export(
+    *, pipeline: Pipeline, export_format: str, ref: VersionRef = WORKING
+) -> tuple[str, str]:
+    """The text and file name of a document export: `streamgraph/v1` or Flink's plan JSON."""
+    document = pipeline_document(pipeline=pipeline, ref=ref)
+    stem = slugify(pipeline.name) or f"pipeline-{pipeline.pk}"
+    if ref != WORKING:
+        stem += f"-v{ref}"
+    if export_format == STREAMGRAPH:
+        return dump_document(document), f"{stem}.streamgraph.json"
+    if export_format == FLINK_PLAN:
+        compilation = compile_document(document, until="read")
+        if compilation.graph is None:
+            raise DocumentRejected(compilation.diagnostics)
+        return render_text(compilation, "flink-plan"), f"{stem}.plan.json"
+    raise ValueError(f"unknown export format {export_format!r}")

@@ -1,0 +1,172 @@
+"""Request and response bodies of the pipelines API (camelCase, like the documents)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from accounts.serializers import UserRefSerializer
+from config.openapi import DiagnosticSerializer
+from pipelines.documents import FLINK_PLAN, STREAMGRAPH
+from pipelines.selectors import EXPORT_FORMATS, WORKING
+
+DOCUMENT_HELP = "A streamgraph/v1 document."
+
+
+class PipelineSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    workspace = serializers.IntegerField(source="workspace_id")
+    name = serializers.CharField()
+    revision = serializers.IntegerField(help_text="Goes up by one with every document change.")
+    createdBy = UserRefSerializer(source="created_by", allow_null=True)
+    createdAt = serializers.DateTimeField(source="created_at")
+    updatedAt = serializers.DateTimeField(source="updated_at")
+
+
+class PipelineDetailSerializer(PipelineSerializer):
+    document = serializers.JSONField(help_text="The working copy: " + DOCUMENT_HELP)
+
+
+class PipelineImportedSerializer(PipelineDetailSerializer):
+    importedFrom = serializers.ChoiceField(
+        choices=[STREAMGRAPH, FLINK_PLAN], help_text="The format the content was in."
+    )
+
+
+class PipelineListQuerySerializer(serializers.Serializer):
+    workspace = serializers.IntegerField(min_value=1, required=False)
+
+
+class PipelineCreateSerializer(serializers.Serializer):
+    workspace = serializers.IntegerField(min_value=1)
+    name = serializers.CharField(max_length=200)
+    document = serializers.JSONField(
+        required=False, help_text=DOCUMENT_HELP + " Defaults to an empty one."
+    )
+
+
+class PipelineUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    document = serializers.JSONField(required=False, help_text=DOCUMENT_HELP)
+    revision = serializers.IntegerField(
+        min_value=0,
+        required=False,
+        help_text="The revision your change is based on; if the pipeline has moved on, "
+        "the change is refused with 409 `stale-revision`.",
+    )
+
+
+class PipelineImportSerializer(serializers.Serializer):
+    workspace = serializers.IntegerField(min_value=1)
+    name = serializers.CharField(
+        max_length=200, required=False, help_text="Defaults to the document's name."
+    )
+    content = serializers.JSONField(
+        help_text="A streamgraph/v1 document, or Flink's `getExecutionPlan()` JSON "
+        "(as an object or as its text)."
+    )
+
+
+class VersionSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    message = serializers.CharField()
+    revision = serializers.IntegerField(help_text="The working copy's revision that was saved.")
+    author = UserRefSerializer(allow_null=True)
+    createdAt = serializers.DateTimeField(source="created_at")
+
+
+class VersionDetailSerializer(VersionSerializer):
+    document = serializers.JSONField(help_text=DOCUMENT_HELP)
+
+
+class VersionCreateSerializer(serializers.Serializer):
+    message = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+
+class VersionQuerySerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        min_value=1, required=False, help_text="A version number; the working copy if omitted."
+    )
+
+
+class ExportQuerySerializer(VersionQuerySerializer):
+    format = serializers.ChoiceField(choices=list(EXPORT_FORMATS), default=STREAMGRAPH)
+
+
+class VersionRefField(serializers.Field):
+    """A version number or `working`."""
+
+    def to_internal_value(self, data: Any) -> int | str:
+        text = str(data).strip()
+        if text == WORKING:
+            return WORKING
+        if text.isdigit() and int(text) >= 1:
+            return int(text)
+        raise serializers.ValidationError("Expected a version number or 'working'.")
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class DiffQuerySerializer(serializers.Serializer):
+    """`from` and `to` are Python keywords, hence the field names set below."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {
+            "from": VersionRefField(required=False),
+            "to": VersionRefField(required=False),
+        }
+
+
+class ExecutionVertexSummarySerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="JobVertexID.")
+    name = serializers.CharField()
+    parallelism = serializers.IntegerField()
+    maxParallelism = serializers.IntegerField()
+    keyGroupRanges = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="Per subtask, its key groups as [first, last].",
+    )
+
+
+class PartitionGroupSerializer(serializers.Serializer):
+    partitions = serializers.ListField(child=serializers.IntegerField())
+    consumers = serializers.ListField(child=serializers.IntegerField())
+
+
+class ExecutionEdgeSummarySerializer(serializers.Serializer):
+    producer = serializers.CharField()
+    consumer = serializers.CharField()
+    pattern = serializers.ChoiceField(choices=["ALL_TO_ALL", "POINTWISE"])
+    groups = PartitionGroupSerializer(many=True)
+
+
+class ExecutionSummarySerializer(serializers.Serializer):
+    totalSubtasks = serializers.IntegerField()
+    slotsRequired = serializers.IntegerField(allow_null=True)
+    vertices = ExecutionVertexSummarySerializer(many=True)
+    edges = ExecutionEdgeSummarySerializer(many=True)
+
+
+class PlanSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(help_text="Whether the document compiled without errors.")
+    diagnostics = DiagnosticSerializer(many=True)
+    jobGraph = serializers.JSONField(allow_null=True, help_text="The jobgraph/v1 document.")
+    execution = ExecutionSummarySerializer(allow_null=True)
+    explain = serializers.JSONField(allow_null=True, help_text="The explain/v1 document.")
+
+
+class DiffSerializer(serializers.Serializer):
+    format = serializers.CharField(help_text="plandiff/v1")
+    streamGraph = serializers.JSONField(help_text="Nodes and edges added, removed and changed.")
+    jobGraph = serializers.JSONField(
+        allow_null=True, help_text="Chains added, removed, split, merged, renamed."
+    )
+    executionGraph = serializers.JSONField(
+        allow_null=True, help_text="Subtask counts and key groups that move."
+    )
+    savepoint = serializers.JSONField(
+        allow_null=True, help_text="Per stateful operator: kept, lost or new, and why."
+    )
+    diagnostics = serializers.JSONField(help_text="Diagnostics of the old and the new document.")

@@ -1,0 +1,46 @@
+"""`createsuperuser` and the Django admin pages of the new models."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from tests.backend.factories import make_team
+
+pytestmark = pytest.mark.django_db
+
+
+def test_createsuperuser_makes_an_admin_who_sees_every_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "a-long-admin-password")
+    call_command("createsuperuser", interactive=False, username="root", email="root@example.com")
+    assert User.objects.get(username="root").is_superuser
+    team = make_team()
+    version = team.pipeline.versions.get()
+    client = APIClient()
+    assert client.login(username="root", password="a-long-admin-password")
+
+    pages = [
+        "/admin/",
+        "/admin/accounts/workspace/",
+        f"/admin/accounts/workspace/{team.workspace.pk}/change/",
+        "/admin/accounts/membership/",
+        "/admin/pipelines/pipeline/",
+        f"/admin/pipelines/pipeline/{team.pipeline.pk}/change/",
+        "/admin/pipelines/pipelineversion/",
+        f"/admin/pipelines/pipelineversion/{version.pk}/change/",
+        "/admin/pipelines/pipelineedit/",
+    ]
+    for page in pages:
+        assert client.get(page).status_code == 200, page
+
+
+def test_admin_cannot_add_versions() -> None:
+    User.objects.create_superuser("root", "root@example.com", "a-long-admin-password")
+    client = APIClient()
+    assert client.login(username="root", password="a-long-admin-password")
+
+    assert client.get("/admin/pipelines/pipelineversion/add/").status_code == 403

@@ -1,0 +1,330 @@
+"""Live co-editing through the full ASGI stack (auth, routing, consumer), the real
+Redis channel layer and the real database, with Channels' communicator."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+from django.db import connections
+from rest_framework.authtoken.models import Token
+
+from compiler.liveplan import apply_plan_delta, live_plan
+from compiler.pipeline import compile_document
+from config.asgi import application
+from pipelines.models import Pipeline, PipelineEdit
+from tests.backend.factories import Team, make_team
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TIMEOUT = 5
+
+
+def run(scenario: Callable[[], Awaitable[None]]) -> None:
+    async def main() -> None:
+        try:
+            await scenario()
+        finally:
+            # Consumers used the database from the thread Channels runs sync code in.
+            await database_sync_to_async(connections.close_all)()
+
+    asyncio.run(main())
+
+
+class Client:
+    """One websocket connection and the messages it received."""
+
+    def __init__(self, communicator: WebsocketCommunicator) -> None:
+        self.communicator = communicator
+
+    async def receive(self, message_type: str | None = None) -> dict[str, Any]:
+        """The next message (of `message_type`, skipping others such as presence)."""
+        while True:
+            message = json.loads(await self.communicator.receive_from(timeout=TIMEOUT))
+            if message_type is None or message["type"] == message_type:
+                return message
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.communicator.send_to(text_data=json.dumps(message))
+
+    async def edit(self, op_id: str, base: int, edit: dict[str, Any]) -> dict[str, Any]:
+        await self.send({"type": "edit", "opId": op_id, "baseRevision": base, "edit": edit})
+        while True:
+            message = await self.receive()
+            if message.get("opId") == op_id:
+                return message
+
+    async def close(self) -> None:
+        await self.communicator.disconnect()
+
+
+async def connect(
+    pipeline_id: int,
+    user: User | None,
+    *,
+    query: str | None = None,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> tuple[bool, int | None, WebsocketCommunicator]:
+    if query is None:
+        query = ""
+        if user is not None:
+            token, _ = await database_sync_to_async(Token.objects.get_or_create)(user=user)
+            query = f"?token={token.key}"
+    communicator = WebsocketCommunicator(
+        application, f"/ws/pipelines/{pipeline_id}/{query}", headers=headers or []
+    )
+    connected, code = await communicator.connect(timeout=TIMEOUT)
+    return connected, code, communicator
+
+
+async def join(team: Team, role: str) -> tuple[Client, dict[str, Any]]:
+    connected, code, communicator = await connect(team.pipeline.pk, team.user(role))
+    assert connected, code
+    client = Client(communicator)
+    return client, await client.receive("snapshot")
+
+
+@pytest.fixture
+def team() -> Team:
+    return make_team()
+
+
+def set_field(node: int, field: str, value: Any) -> dict[str, Any]:
+    return {"kind": "set_field", "element": "node", "nodeId": node, "field": field, "value": value}
+
+
+async def stored(pipeline_id: int) -> tuple[int, dict[str, Any]]:
+    pipeline = await database_sync_to_async(Pipeline.objects.get)(pk=pipeline_id)
+    return pipeline.revision, pipeline.document
+
+
+@pytest.mark.parametrize(("role", "close_code"), [("anonymous", 4401), ("non-member", 4404)])
+def test_strangers_are_turned_away(team: Team, role: str, close_code: int) -> None:
+    async def scenario() -> None:
+        connected, code, _ = await connect(team.pipeline.pk, team.user(role))
+        assert not connected and code == close_code
+
+    run(scenario)
+
+
+def test_bad_token_and_foreign_origin_count_as_anonymous(team: Team) -> None:
+    async def scenario() -> None:
+        connected, code, _ = await connect(team.pipeline.pk, None, query="?token=nope")
+        assert (connected, code) == (False, 4401)
+        connected, code, _ = await connect(
+            team.pipeline.pk, None, query="", headers=[(b"origin", b"https://evil.example")]
+        )
+        assert (connected, code) == (False, 4401)
+
+    run(scenario)
+
+
+def test_unknown_pipeline_is_not_found(team: Team) -> None:
+    async def scenario() -> None:
+        connected, code, _ = await connect(999_999, team.owner)
+        assert (connected, code) == (False, 4404)
+
+    run(scenario)
+
+
+def test_join_gets_document_revision_plan_and_presence(team: Team) -> None:
+    async def scenario() -> None:
+        alice, first = await join(team, "editor")
+        assert first["revision"] == 0
+        assert first["document"] == team.pipeline.document
+        assert first["plan"] == live_plan(compile_document(team.pipeline.document))
+        assert [p["user"]["username"] for p in first["presence"]] == ["eddie"]
+        bob, second = await join(team, "viewer")
+        names = sorted(p["user"]["username"] for p in second["presence"])
+        assert names == ["eddie", "vera"]
+        joined = await alice.receive("presence")
+        while joined["client"]["user"]["username"] != "vera":
+            joined = await alice.receive("presence")
+        assert joined["client"]["role"] == "viewer"
+        await bob.close()
+        left = await alice.receive("presence_left")
+        assert left["clientId"] == second["you"]["clientId"]
+        await alice.close()
+
+    run(scenario)
+
+
+def test_an_edit_reaches_everyone_with_the_plan_delta(team: Team) -> None:
+    async def scenario() -> None:
+        alice, snapshot = await join(team, "editor")
+        bob, _ = await join(team, "owner")
+        applied = await alice.edit("op-1", 0, set_field(4, "parallelism", 5))
+        assert applied["type"] == "edit_applied" and applied["revision"] == 1
+        assert applied["rebased"] is False
+        seen_by_bob = await bob.receive("edit_applied")
+        assert seen_by_bob == applied
+        revision, document = await stored(team.pipeline.pk)
+        assert revision == 1 and document["nodes"][3]["parallelism"] == 5
+        expected_plan = live_plan(compile_document(document))
+        plan = apply_plan_delta(snapshot["plan"], applied["planDelta"])
+        assert plan == expected_plan
+        # The sink can no longer chain: the FORWARD edge now crosses parallelism.
+        assert any(d["code"] == "edge.forward-parallelism" for d in plan["diagnostics"])
+        await alice.close()
+        await bob.close()
+
+    run(scenario)
+
+
+def test_a_stale_independent_edit_is_rebased(team: Team) -> None:
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        bob, _ = await join(team, "owner")
+        await alice.edit("a1", 0, set_field(2, "name", "Parse"))
+        applied = await bob.edit("b1", 0, {"kind": "move_node", "nodeId": 3, "x": 10, "y": 20})
+        assert applied["type"] == "edit_applied"
+        assert applied["revision"] == 2 and applied["rebased"] is True
+        _, document = await stored(team.pipeline.pk)
+        assert document["nodes"][1]["name"] == "Parse"
+        assert document["nodes"][2]["ui"] == {"x": 10, "y": 20}
+        await alice.close()
+        await bob.close()
+
+    run(scenario)
+
+
+def test_a_conflicting_stale_edit_is_rejected_and_changes_nothing(team: Team) -> None:
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        bob, _ = await join(team, "owner")
+        await alice.edit("a1", 0, set_field(2, "parallelism", 3))
+        before = await stored(team.pipeline.pk)
+        rejected = await bob.edit("b1", 0, set_field(2, "parallelism", 4))
+        assert rejected["type"] == "edit_rejected" and rejected["reason"] == "conflict"
+        assert rejected["revision"] == 1
+        assert "'parallelism' of node 2 was changed in revision 1" in rejected["error"]["message"]
+        assert await stored(team.pipeline.pk) == before
+        count = await database_sync_to_async(PipelineEdit.objects.count)()
+        assert count == 1
+        await alice.close()
+        await bob.close()
+
+    run(scenario)
+
+
+@pytest.mark.parametrize(
+    ("edit", "code"),
+    [
+        ({"kind": "remove_node", "nodeId": 77}, "edit.unknown-node"),
+        (
+            {"kind": "connect", "edge": {"source": 1, "target": 4, "partitioner": "DIAGONAL"}},
+            "invalid-document",
+        ),
+        ({"kind": "teleport"}, "edit.kind"),
+    ],
+)
+def test_an_invalid_edit_is_rejected_with_its_location(
+    team: Team, edit: dict[str, Any], code: str
+) -> None:
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        before = await stored(team.pipeline.pk)
+        rejected = await alice.edit("x", 0, edit)
+        assert rejected["type"] == "edit_rejected" and rejected["reason"] == "invalid"
+        assert rejected["error"]["code"] == code
+        assert rejected["error"]["diagnostics"]
+        assert await stored(team.pipeline.pk) == before
+        await alice.close()
+
+    run(scenario)
+
+
+def test_viewers_cannot_edit(team: Team) -> None:
+    async def scenario() -> None:
+        vera, _ = await join(team, "viewer")
+        rejected = await vera.edit("v1", 0, set_field(2, "name", "Mine"))
+        assert rejected["reason"] == "forbidden"
+        assert await stored(team.pipeline.pk) == (0, team.pipeline.document)
+        await vera.close()
+
+    run(scenario)
+
+
+def test_presence_selection_is_broadcast(team: Team) -> None:
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        bob, snapshot = await join(team, "owner")
+        await bob.send(
+            {"type": "presence", "selection": {"nodes": [2, 3]}, "cursor": {"x": 1.5, "y": 2}}
+        )
+        while True:
+            update = await alice.receive("presence")
+            if (
+                update["client"]["clientId"] == snapshot["you"]["clientId"]
+                and (update["client"]["selection"]["nodes"])
+            ):
+                break
+        assert update["client"]["selection"]["nodes"] == [2, 3]
+        assert update["client"]["cursor"] == {"x": 1.5, "y": 2.0}
+        await alice.send({"type": "resync"})
+        fresh = await alice.receive("snapshot")
+        selected = {p["clientId"]: p["selection"]["nodes"] for p in fresh["presence"]}
+        assert selected[snapshot["you"]["clientId"]] == [2, 3]
+        await alice.close()
+        await bob.close()
+
+    run(scenario)
+
+
+def test_malformed_messages_get_an_error_not_a_disconnect(team: Team) -> None:
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        await alice.communicator.send_to(text_data="{not json")
+        error = await alice.receive("error")
+        assert error["error"]["code"] == "invalid-message"
+        await alice.send(
+            {"type": "edit", "opId": "1", "baseRevision": 0, "edit": {}, "extra": True}
+        )
+        error = await alice.receive("error")
+        assert "extra" in json.dumps(error["error"]["fields"])
+        applied = await alice.edit("ok", 0, set_field(2, "name", "Still here"))
+        assert applied["type"] == "edit_applied"
+        await alice.close()
+
+    run(scenario)
+
+
+def test_an_edit_beyond_the_size_limit_is_rejected(team: Team, settings: Any) -> None:
+    settings.PIPELINE_MAX_NODES = 4
+
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        rejected = await alice.edit("big", 0, {"kind": "add_node", "node": {"name": "Fifth"}})
+        assert rejected["type"] == "edit_rejected" and rejected["reason"] == "invalid"
+        assert rejected["error"]["code"] == "document-too-large"
+        assert await stored(team.pipeline.pk) == (0, team.pipeline.document)
+        await alice.close()
+
+    run(scenario)
+
+
+def test_a_rest_update_reaches_co_editors_and_stale_edits_conflict(team: Team) -> None:
+    from pipelines.services import pipeline_update
+    from tests.backend.factories import make_document
+
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        replacement = make_document(parallelism=3)
+        await database_sync_to_async(pipeline_update)(
+            pipeline=team.pipeline, actor=team.owner, document=replacement
+        )
+        replaced = await alice.receive("document_replaced")
+        assert replaced["revision"] == 1 and replaced["document"] == replacement
+        assert replaced["plan"] == live_plan(compile_document(replacement))
+        rejected = await alice.edit("late", 0, set_field(2, "name", "Too late"))
+        assert rejected["reason"] == "conflict"
+        assert "replaced after revision 0" in rejected["error"]["message"]
+        await alice.close()
+
+    run(scenario)

@@ -1,0 +1,229 @@
+"""The whole backend through a real uvicorn server, used the way `curl` and a websocket
+client would: token, workspace, pipeline, co-editing from two connections, versions,
+and a diff that says which state a savepoint would lose."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from websockets.asyncio.client import ClientConnection, connect
+
+from tests.backend.conftest import FAST_HASHERS
+from tests.backend.factories import PASSWORD, make_document
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _database_url() -> str:
+    """The URL of the test database pytest-django created, for the server process."""
+    settings = connection.settings_dict
+    if settings["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{settings['NAME']}"
+    host, port = settings.get("HOST") or "127.0.0.1", settings.get("PORT") or 5432
+    user = settings.get("USER") or "postgres"
+    return f"postgres://{user}@{host}:{port}/{settings['NAME']}"
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    port = _free_port()
+    with django_db_blocker.unblock():
+        database_url = _database_url()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "PYTHONPATH": os.pathsep.join([str(REPO / "backend"), str(REPO)]),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PASSWORD_HASHERS": ",".join(FAST_HASHERS),
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--ws",
+            "websockets-sansio",
+            "--ws-per-message-deflate",
+            "false",
+            "--no-access-log",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = process.stdout.read().decode() if process.stdout else ""
+                pytest.fail(f"uvicorn did not start:\n{output}")
+            time.sleep(0.1)
+    yield f"127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+class Http:
+    def __init__(self, host: str, token: str | None = None) -> None:
+        self.host, self.token = host, token
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        request = urllib.request.Request(
+            f"http://{self.host}{path}",
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={
+                "Content-Type": "application/json",
+                **({"Authorization": f"Token {self.token}"} if self.token else {}),
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+
+async def next_message(ws: ClientConnection, message_type: str) -> dict[str, Any]:
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+        if message["type"] == message_type:
+            return message
+
+
+def test_two_users_co_edit_version_and_diff_over_http_and_websockets(server: str) -> None:
+    User.objects.create_user(username="alice", password=PASSWORD)
+    User.objects.create_user(username="bob", password=PASSWORD)
+    anonymous = Http(server)
+    tokens = {}
+    for name in ("alice", "bob"):
+        status, body = anonymous.call(
+            "POST", "/api/auth/token/", {"username": name, "password": PASSWORD}
+        )
+        assert status == 200, body
+        tokens[name] = body["token"]
+    alice, bob = Http(server, tokens["alice"]), Http(server, tokens["bob"])
+
+    status, workspace = alice.call("POST", "/api/workspaces/", {"name": "Payments"})
+    assert status == 201, workspace
+    status, body = alice.call(
+        "POST", f"/api/workspaces/{workspace['id']}/members/", {"username": "bob", "role": "editor"}
+    )
+    assert status == 201, body
+    status, pipeline = alice.call(
+        "POST",
+        "/api/pipelines/",
+        {
+            "workspace": workspace["id"],
+            "name": "Orders",
+            "document": make_document(),
+        },
+    )
+    assert status == 201, pipeline
+    status, version = alice.call(
+        "POST", f"/api/pipelines/{pipeline['id']}/versions/", {"message": "first"}
+    )
+    assert status == 201, version
+
+    async def co_edit() -> None:
+        url = f"ws://{server}/ws/pipelines/{pipeline['id']}/?token="
+        async with (
+            connect(url + tokens["alice"]) as ws_alice,
+            connect(url + tokens["bob"]) as ws_bob,
+        ):
+            snapshot = await next_message(ws_alice, "snapshot")
+            await next_message(ws_bob, "snapshot")
+            # Bob sees Alice and selects the reduce; Alice sees his selection.
+            await ws_bob.send(json.dumps({"type": "presence", "selection": {"nodes": [3]}}))
+            while True:
+                update = await next_message(ws_alice, "presence")
+                if update["client"]["user"]["username"] == "bob" and update["client"]["selection"][
+                    "nodes"
+                ] == [3]:
+                    break
+            # Alice moves the sink to parallelism 8; it can no longer chain with the reduce.
+            for op, field, value in (("p1", "partitioner", "REBALANCE"),):
+                await ws_alice.send(
+                    json.dumps(
+                        {
+                            "type": "edit",
+                            "opId": op,
+                            "baseRevision": snapshot["revision"],
+                            "edit": {
+                                "kind": "set_field",
+                                "element": "edge",
+                                "edgeKey": [3, 4, 0, 0],
+                                "field": field,
+                                "value": value,
+                            },
+                        }
+                    )
+                )
+            applied = await next_message(ws_bob, "edit_applied")
+            assert applied["user"]["username"] == "alice"
+            await ws_bob.send(
+                json.dumps(
+                    {
+                        "type": "edit",
+                        "opId": "b1",
+                        "baseRevision": applied["revision"],
+                        "edit": {
+                            "kind": "set_field",
+                            "element": "node",
+                            "nodeId": 4,
+                            "field": "parallelism",
+                            "value": 8,
+                        },
+                    }
+                )
+            )
+            seen = await next_message(ws_alice, "edit_applied")
+            while seen["opId"] != "b1":
+                seen = await next_message(ws_alice, "edit_applied")
+            assert seen["user"]["username"] == "bob" and seen["revision"] == 2
+        # Closing both sockets cleans their presence up.
+
+    asyncio.run(co_edit())
+
+    status, version = bob.call(
+        "POST", f"/api/pipelines/{pipeline['id']}/versions/", {"message": "wider sink"}
+    )
+    assert status == 201 and version["number"] == 2, version
+    status, diff = bob.call("GET", f"/api/pipelines/{pipeline['id']}/diff/?from=1&to=2")
+    assert status == 200, diff
+    reduce = next(o for o in diff["savepoint"]["operators"] if o["node"] == 3)
+    assert reduce["verdict"] == "lost"
+    assert "chainable out-edges changed from 1 to 0" in " ".join(reduce["causes"])
+    assert diff["savepoint"]["compatible"] is False
+    status, body = anonymous.call("GET", f"/api/pipelines/{pipeline['id']}/")
+    assert status == 401 and body["error"]["code"]

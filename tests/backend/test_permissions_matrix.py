@@ -1,0 +1,187 @@
+"""Every REST endpoint x every role: anonymous 401, non-member 404, too low a role 403.
+
+Each row names the least role the action needs (`auth`: any signed-in user) and
+the status it answers when allowed; the expected status for each role follows
+from the rule the issue sets, and the test checks both the status and that
+every refusal is in the one error shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.backend.factories import ROLES, Team, make_document, make_team, make_user
+
+pytestmark = pytest.mark.django_db
+
+RANK = {"viewer": 0, "editor": 1, "owner": 2}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    method: str
+    url: Callable[[Team], str]
+    minimum: str
+    success: int
+    body: Callable[[Team], dict[str, Any]] | None = None
+
+
+def _ws(team: Team) -> str:
+    return f"/api/workspaces/{team.workspace.pk}/"
+
+
+def _p(team: Team) -> str:
+    return f"/api/pipelines/{team.pipeline.pk}/"
+
+
+ENDPOINTS = [
+    Endpoint("workspaces list", "get", lambda t: "/api/workspaces/", "auth", 200),
+    Endpoint(
+        "workspaces create",
+        "post",
+        lambda t: "/api/workspaces/",
+        "auth",
+        201,
+        lambda t: {"name": "New team"},
+    ),
+    Endpoint("workspace read", "get", _ws, "viewer", 200),
+    Endpoint("workspace update", "patch", _ws, "owner", 200, lambda t: {"name": "Renamed"}),
+    Endpoint("workspace delete", "delete", _ws, "owner", 204),
+    Endpoint("members list", "get", lambda t: _ws(t) + "members/", "viewer", 200),
+    Endpoint(
+        "members add",
+        "post",
+        lambda t: _ws(t) + "members/",
+        "owner",
+        201,
+        lambda t: {"username": make_user().username, "role": "viewer"},
+    ),
+    Endpoint("member read", "get", lambda t: _ws(t) + f"members/{t.editor.pk}/", "viewer", 200),
+    Endpoint(
+        "member change",
+        "patch",
+        lambda t: _ws(t) + f"members/{t.editor.pk}/",
+        "owner",
+        200,
+        lambda t: {"role": "viewer"},
+    ),
+    Endpoint("member remove", "delete", lambda t: _ws(t) + f"members/{t.editor.pk}/", "owner", 204),
+    Endpoint("pipelines list", "get", lambda t: "/api/pipelines/", "auth", 200),
+    Endpoint(
+        "pipelines list of a workspace",
+        "get",
+        lambda t: f"/api/pipelines/?workspace={t.workspace.pk}",
+        "viewer",
+        200,
+    ),
+    Endpoint(
+        "pipelines create",
+        "post",
+        lambda t: "/api/pipelines/",
+        "editor",
+        201,
+        lambda t: {"workspace": t.workspace.pk, "name": "New pipeline"},
+    ),
+    Endpoint("pipeline read", "get", _p, "viewer", 200),
+    Endpoint(
+        "pipeline update",
+        "patch",
+        _p,
+        "editor",
+        200,
+        lambda t: {"name": "Renamed", "document": make_document(parallelism=3)},
+    ),
+    Endpoint("pipeline delete", "delete", _p, "editor", 204),
+    Endpoint("versions list", "get", lambda t: _p(t) + "versions/", "viewer", 200),
+    Endpoint(
+        "versions save",
+        "post",
+        lambda t: _p(t) + "versions/",
+        "editor",
+        201,
+        lambda t: {"message": "checkpoint"},
+    ),
+    Endpoint("version read", "get", lambda t: _p(t) + "versions/1/", "viewer", 200),
+    Endpoint("plan", "get", lambda t: _p(t) + "plan/", "viewer", 200),
+    Endpoint("plan of a version", "get", lambda t: _p(t) + "plan/?version=1", "viewer", 200),
+    Endpoint("diff", "get", lambda t: _p(t) + "diff/?from=1&to=working", "viewer", 200),
+    Endpoint("export", "get", lambda t: _p(t) + "export/?format=streamgraph", "viewer", 200),
+    Endpoint(
+        "export flink plan", "get", lambda t: _p(t) + "export/?format=flink-plan", "viewer", 200
+    ),
+    Endpoint(
+        "import",
+        "post",
+        lambda t: "/api/pipelines/import/",
+        "editor",
+        201,
+        lambda t: {"workspace": t.workspace.pk, "name": "Imported", "content": make_document()},
+    ),
+    Endpoint("compile", "post", lambda t: "/api/compile/", "auth", 200, lambda t: make_document()),
+]
+
+
+def expected_status(endpoint: Endpoint, role: str) -> int:
+    if role == "anonymous":
+        return 401
+    if endpoint.minimum == "auth":
+        return endpoint.success
+    if role == "non-member":
+        return 404
+    return endpoint.success if RANK[role] >= RANK[endpoint.minimum] else 403
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("endpoint", ENDPOINTS, ids=[e.name for e in ENDPOINTS])
+def test_permission_matrix(endpoint: Endpoint, role: str) -> None:
+    team = make_team()
+    client = team.client(role)
+    body = endpoint.body(team) if endpoint.body else None
+    kwargs: dict[str, Any] = {} if body is None else {"data": body}
+
+    response = getattr(client, endpoint.method)(endpoint.url(team), **kwargs)
+
+    expected = expected_status(endpoint, role)
+    assert response.status_code == expected, response.content[:300]
+    if expected >= 400:
+        error = response.json()["error"]
+        assert set(error) == {"code", "message", "diagnostics", "fields"}
+        assert (
+            error["code"]
+            == {
+                401: "not-authenticated",
+                403: "permission-denied",
+                404: "not-found",
+            }[expected]
+        )
+
+
+@pytest.mark.parametrize(
+    ("role", "status"),
+    [("anonymous", 401), ("non-member", 404), ("viewer", 403), ("editor", 403)],
+)
+def test_refused_writes_change_nothing(role: str, status: int) -> None:
+    team = make_team()
+    client = team.client(role)
+    before = (team.pipeline.name, team.pipeline.document, team.pipeline.revision)
+
+    responses = [
+        client.patch(_ws(team), {"name": "Renamed"}),
+        client.delete(_ws(team) + f"members/{team.viewer.pk}/"),
+    ]
+    if role != "editor":
+        responses.append(client.patch(_p(team), {"document": make_document(parallelism=7)}))
+        responses.append(client.post(_p(team) + "versions/", {"message": "nope"}))
+
+    assert {r.status_code for r in responses} == {status}
+    team.pipeline.refresh_from_db()
+    team.workspace.refresh_from_db()
+    assert (team.pipeline.name, team.pipeline.document, team.pipeline.revision) == before
+    assert team.workspace.name == "Payments"
+    assert team.workspace.memberships.count() == 3
+    assert team.pipeline.versions.count() == 1
