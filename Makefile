@@ -17,9 +17,9 @@ NODE_STAMP := node_modules/.package-lock.json
 help:
 	@echo "StreamGraph Studio"
 	@echo ""
-	@echo "  make run     install dependencies, migrate, serve http://127.0.0.1:$(PORT)"
+	@echo "  make run     install dependencies, migrate, serve http://127.0.0.1:$(PORT) (HTTP, websockets, Celery worker)"
 	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and PostgreSQL)"
-	@echo "  make bench   run the compiler benchmark"
+	@echo "  make bench   compiler and co-editing benchmarks (print figures)"
 	@echo "  make lint    ruff check and format check"
 	@echo "  make fmt     ruff format and autofix"
 	@echo "  make clean   remove .venv, node_modules and var"
@@ -42,7 +42,7 @@ $(NODE_STAMP): package.json
 
 run: $(INSTALLED) $(NODE_STAMP)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+	$(PY) manage.py serve --port $(PORT)
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
@@ -63,6 +63,7 @@ fmt: $(INSTALLED)
 
 bench: $(INSTALLED)
 	$(PY) -m benchmarks.compiler_bench
+	$(PY) -m benchmarks.coediting_bench
 
 clean:
 	rm -rf $(VENV) node_modules var

@@ -1,0 +1,13 @@
+"""The Celery application: tasks are queued through Redis (`REDIS_URL`)."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("streamgraph_studio")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
