@@ -62,8 +62,8 @@ fmt: $(INSTALLED)
 	$(BIN)/ruff check --fix .
 
 bench: $(INSTALLED)
-	$(PY) -m benchmarks.compiler_bench
-	$(PY) -m benchmarks.coediting_bench
+	PYTHONPATH=backend $(PY) -m benchmarks.compiler_bench
+	PYTHONPATH=backend $(PY) -m benchmarks.coediting_bench
 
 clean:
 	rm -rf $(VENV) node_modules var
