@@ -19,7 +19,8 @@ from compiler.hashing import to_hex
 from compiler.jobgraph import JobGraph, JobVertex
 from compiler.model import NodeId, Partitioner, StreamGraph
 
-# Jackson escapes control characters as \uXXXX with upper-case hex, except these.
+# Jackson escapes control characters as a \u escape with four upper-case hex digits,
+# except these, which get their short forms.
 _SHORT_ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
