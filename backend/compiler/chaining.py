@@ -28,7 +28,7 @@ from compiler.chainability import is_chainable_source
 from compiler.model import NodeId, StreamEdge, StreamGraph
 
 
-@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
+@dataclass(slots=True, eq=False)  # a record: see the compiler.model docstring
 class Chain:
     """One operator chain: what becomes one JobVertex."""
 

@@ -24,7 +24,7 @@ PARALLELISM_AUTO_MAX = (1 << 31) - 1
 """`JobVertex.MAX_PARALLELISM_DEFAULT` is -1; `Integer.MAX_VALUE` asks for the upper bound."""
 
 
-@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
+@dataclass(slots=True, eq=False)  # a record: see the compiler.model docstring
 class ExecutionJobVertex:
     job_vertex: JobVertex
     parallelism: int
@@ -47,7 +47,7 @@ class ExecutionJobVertex:
         return key_group * self.parallelism // self.max_parallelism
 
 
-@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
+@dataclass(slots=True, eq=False)  # a record: see the compiler.model docstring
 class PartitionGroup:
     """A ConsumedPartitionGroup and the ConsumerVertexGroup that reads all of it."""
 
@@ -55,7 +55,7 @@ class PartitionGroup:
     consumers: range
 
 
-@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
+@dataclass(slots=True, eq=False)  # a record: see the compiler.model docstring
 class ExecutionEdge:
     job_edge: JobEdge
     producer_parallelism: int

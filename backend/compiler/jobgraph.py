@@ -38,7 +38,7 @@ _EXPLICIT_TYPES = {
 }
 
 
-@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
+@dataclass(slots=True, eq=False)  # a record: see the compiler.model docstring
 class JobEdge:
     producer: Hash128
     """JobVertexID of the producing vertex."""

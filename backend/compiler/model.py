@@ -7,6 +7,12 @@ which Flink iterates out-edges and in-edges when it hashes, chains, names and
 connects. Values Flink resolves while building its own StreamGraph (default
 parallelism, job-wide max parallelism, inherited slot sharing groups) are
 already resolved here, so the passes never consult the config for them.
+
+Per-node and per-edge records (StreamNode, StreamEdge, Chain, JobEdge and the
+ExecutionGraph's) are `@dataclass(slots=True, eq=False)`: never modified after
+construction, compared by identity as Flink compares its graph objects, and not
+`frozen=True`, because a frozen dataclass takes about six times as long to
+construct, which the compiler would pay once per node and edge.
 """
 
 from __future__ import annotations
@@ -14,13 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from typing import NewType
-
-RECORDS = "per-element records"
-"""Per-node and per-edge records (StreamNode, StreamEdge, Chain, JobEdge, the
-ExecutionGraph's) are `@dataclass(slots=True, eq=False)`: never modified after
-construction, compared by identity as Flink compares its graph objects, and not
-`frozen=True` because a frozen dataclass takes about six times as long to
-construct, which the compiler would pay once per node and edge."""
 
 NodeId = NewType("NodeId", int)
 """Flink's StreamNode id (the transformation counter; not stable across programs)."""
@@ -144,7 +143,7 @@ class JobConfig:
         return self.runtime_mode is RuntimeMode.STREAMING
 
 
-@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
+@dataclass(slots=True, eq=False)  # a record: see the compiler.model docstring
 class StreamNode:
     id: NodeId
     name: str
@@ -163,7 +162,7 @@ class StreamNode:
     factory: OperatorFactory
 
 
-@dataclass(slots=True, eq=False)  # see compiler.model: RECORDS
+@dataclass(slots=True, eq=False)  # a record: see the compiler.model docstring
 class StreamEdge:
     index: EdgeIndex
     source: NodeId
