@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django, websockets through Channels."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -13,6 +14,11 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from accounts.websocket_auth import websocket_auth_stack  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
+
+# Everything loaded so far lives as long as the process: keep it out of the cyclic
+# collector's full passes, which would otherwise walk it on every gen-2 collection and
+# show up as pauses in edit broadcasts.
+gc.freeze()
 
 application = ProtocolTypeRouter(
     {

@@ -25,7 +25,7 @@ from pipelines.documents import document_check_size
 from pipelines.events import EditApplied, ErrorBody, UserRef, publish_to_pipeline
 from pipelines.models import Pipeline, PipelineEdit
 
-_CACHE_SIZE = 128
+_CACHE_SIZE = 32
 # Recent revisions of working copies and their plans, in this process. A revision
 # never changes once written, so an entry is valid for as long as it is kept.
 _plans: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
