@@ -328,3 +328,29 @@ def test_a_rest_update_reaches_co_editors_and_stale_edits_conflict(team: Team) -
         await alice.close()
 
     run(scenario)
+
+
+def test_a_browser_session_cookie_signs_in(team: Team) -> None:
+    from django.conf import settings as django_settings
+    from django.test import Client as HttpClient
+
+    browser = HttpClient()
+    browser.force_login(team.editor)
+    session = browser.cookies[django_settings.SESSION_COOKIE_NAME].value
+    cookie = f"{django_settings.SESSION_COOKIE_NAME}={session}".encode()
+
+    async def scenario() -> None:
+        headers = [(b"cookie", cookie), (b"origin", b"http://127.0.0.1:8000")]
+        connected, code, communicator = await connect(
+            team.pipeline.pk, None, query="", headers=headers
+        )
+        assert connected, code
+        snapshot = await Client(communicator).receive("snapshot")
+        assert snapshot["you"]["user"]["username"] == "eddie"
+        await communicator.disconnect()
+        # The same cookie from a page on another site is refused.
+        foreign = [(b"cookie", cookie), (b"origin", b"https://evil.example")]
+        connected, code, _ = await connect(team.pipeline.pk, None, query="", headers=foreign)
+        assert (connected, code) == (False, 4401)
+
+    run(scenario)
