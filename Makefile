@@ -21,7 +21,7 @@ help:
 	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and PostgreSQL)"
 	@echo "  make bench   compiler and co-editing benchmarks (print figures)"
 	@echo "  make lint    ruff check and format check"
-	@echo "  make fmt     ruff format and autofix"
+	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
 	@echo "  make clean   remove .venv, node_modules and var"
 	@echo ""
 	@echo "Variables: PORT=$(PORT) TEST_POSTGRES_URL=$(TEST_POSTGRES_URL)"
@@ -35,9 +35,10 @@ $(INSTALLED): requirements/base.txt requirements/dev.txt
 install: $(INSTALLED)
 
 # npm writes its hidden lockfile only into an existing node_modules folder.
-$(NODE_STAMP): package.json
+# With a package-lock.json, `npm ci` installs exactly what it pins.
+$(NODE_STAMP): package.json $(wildcard package-lock.json)
 	mkdir -p node_modules
-	npm install --no-audit --no-fund
+	if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 	touch $@
 
 run: $(INSTALLED) $(NODE_STAMP)
@@ -48,18 +49,23 @@ lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+test: lint $(NODE_STAMP)
 	$(BIN)/mypy
 	PYTHONPATH=backend $(BIN)/lint-imports
+	npm run lint
+	npm run format:check
+	npm run typecheck
+	npm run test:unit
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(BIN)/pytest
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend
 
-fmt: $(INSTALLED)
+fmt: $(INSTALLED) $(NODE_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+	npm run format
 
 bench: $(INSTALLED)
 	PYTHONPATH=backend $(PY) -m benchmarks.compiler_bench

@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  editRequest,
+  encodeClientMessage,
+  parseServerMessage,
+  presenceRequest,
+  resyncRequest,
+  type ServerMessage,
+} from "./messages";
+
+// What `pipelines.events.encode` produces for each server message.
+const DOCUMENT =
+  '{"format":"streamgraph/v1","name":"m","config":{},"nodes":[{"id":1,"name":"Source: s","ui":{"x":40,"y":40}}],"edges":[]}';
+const VERTEX = "bc764cd8ddf7a0cff126f51c16239658";
+const PLAN =
+  '{"format":"liveplan/v1","ok":true,"summary":{"jobType":"STREAMING","vertexCount":1,' +
+  `"vertexOrder":["${VERTEX}"],"slotsRequired":1,"totalSubtasks":1,` +
+  '"slotSharingGroups":[{"index":0,"name":"default","slots":1}]},"diagnostics":[],' +
+  `"nodes":{"1":{"operatorId":"${VERTEX}","userDefinedId":null,"vertex":"${VERTEX}",` +
+  '"hashBasis":"position 0 in the traversal, 0 chainable out-edge(s), no inputs; set a uid to make it stable"}},' +
+  `"vertices":{"${VERTEX}":{"name":"Source: s","head":1,"nodes":[1],"chainedSources":[],"parallelism":1,` +
+  '"maxParallelism":128,"slotSharingGroup":0,"slotSharingGroupName":"default","inputs":[]}},"edges":{}}';
+const ENTRY =
+  '{"clientId":"c1","user":{"id":1,"username":"ada"},"role":"editor","selection":{"nodes":[],"edges":[]},"cursor":null}';
+
+const ENCODED: Record<ServerMessage["type"], string> = {
+  snapshot: `{"type":"snapshot","pipeline":7,"revision":3,"document":${DOCUMENT},"plan":${PLAN},"presence":[${ENTRY}],"you":${ENTRY}}`,
+  edit_applied:
+    '{"type":"edit_applied","revision":4,"clientId":"c2","user":{"id":2,"username":"grace"},"opId":"op-1",' +
+    '"edit":{"kind":"move_node","nodeId":1,"x":5,"y":6},"rebased":true,"planDelta":{}}',
+  edit_rejected:
+    '{"type":"edit_rejected","opId":"op-2","reason":"conflict","revision":4,"error":{"code":"edit.conflict",' +
+    '"message":"conflict: node 1 was removed in revision 4; your edit was not applied","diagnostics":[],"fields":{}}}',
+  document_replaced: `{"type":"document_replaced","revision":9,"document":${DOCUMENT},"plan":${PLAN}}`,
+  presence:
+    '{"type":"presence","client":{"clientId":"c1","user":{"id":1,"username":"ada"},"role":"editor",' +
+    '"selection":{"nodes":[1],"edges":[[1,2,0,0]]},"cursor":{"x":1.5,"y":2.0}}}',
+  presence_left: '{"type":"presence_left","clientId":"c2"}',
+  error:
+    '{"type":"error","error":{"code":"invalid-message","message":"type: Input tag \'x\' found",' +
+    '"diagnostics":[],"fields":{"type":"bad"}}}',
+};
+
+function parsed(text: string): ServerMessage {
+  const result = parseServerMessage(text);
+  if (!result.ok) {
+    throw new Error(result.error);
+  }
+  return result.message;
+}
+
+function refusal(text: string): string {
+  const result = parseServerMessage(text);
+  if (result.ok) {
+    throw new Error(`accepted ${text}`);
+  }
+  return result.error;
+}
+
+describe("parseServerMessage", () => {
+  it.each(Object.entries(ENCODED))("reads %s as the server encodes it", (type, text) => {
+    const message = parsed(text);
+    expect(message.type).toBe(type);
+    expect(message).toEqual(JSON.parse(text));
+  });
+
+  it("gives typed fields", () => {
+    const message = parsed(ENCODED.snapshot);
+    if (message.type !== "snapshot") {
+      throw new Error("not a snapshot");
+    }
+    expect(message.document.nodes[0]?.name).toBe("Source: s");
+    expect(message.plan.vertices[VERTEX]?.maxParallelism).toBe(128);
+    expect(message.you.user.username).toBe("ada");
+  });
+
+  it("fills what the server's models default", () => {
+    const message = parsed(
+      '{"type":"presence","client":{"clientId":"c1","user":{"id":1,"username":"ada"},"role":"viewer"}}',
+    );
+    expect(message).toEqual({
+      type: "presence",
+      client: {
+        clientId: "c1",
+        user: { id: 1, username: "ada" },
+        role: "viewer",
+        selection: { nodes: [], edges: [] },
+        cursor: null,
+      },
+    });
+    const error = parsed('{"type":"error","error":{"code":"x","message":"y"}}');
+    expect(error).toEqual({
+      type: "error",
+      error: { code: "x", message: "y", diagnostics: [], fields: {} },
+    });
+  });
+
+  it("reads the edit of edit_applied as an edit, with its node id", () => {
+    const message = parsed(
+      ENCODED.edit_applied.replace(
+        '{"kind":"move_node","nodeId":1,"x":5,"y":6}',
+        '{"kind":"add_node","node":{"name":"Filter","id":4}}',
+      ),
+    );
+    expect(message.type === "edit_applied" && message.edit).toEqual({
+      kind: "add_node",
+      node: { name: "Filter", id: 4 },
+    });
+  });
+
+  it.each([
+    ["not json", "not JSON"],
+    ["[1]", "a message must be a JSON object"],
+    ['{"kind":"snapshot"}', "unknown message type null"],
+    ['{"type":"explode"}', 'unknown message type "explode"'],
+    ['{"type":"presence_left"}', "presence_left: clientId: must be a string"],
+    ['{"type":"presence_left","clientId":3}', "presence_left: clientId: must be a string"],
+    [
+      ENCODED.edit_rejected.replace('"conflict"', '"bored"'),
+      "edit_rejected: reason: must be one of conflict, invalid, forbidden",
+    ],
+    [
+      ENCODED.edit_applied.replace('"revision":4', '"revision":4.5'),
+      "edit_applied: revision: must be an integer",
+    ],
+    [
+      ENCODED.edit_applied.replace('"rebased":true', '"rebased":"yes"'),
+      "edit_applied: rebased: must be true or false",
+    ],
+    [
+      ENCODED.edit_applied.replace('"kind":"move_node"', '"kind":"teleport"'),
+      "edit_applied: edit: 'kind' must be one of",
+    ],
+    [
+      ENCODED.edit_applied.replace('"planDelta":{}', '"planDelta":{"nodes":{"set":{}}}'),
+      "edit_applied: planDelta: nodes: 'remove'",
+    ],
+    [
+      ENCODED.snapshot.replace('"format":"streamgraph/v1"', '"format":"other"'),
+      "snapshot: document: 'format' must be",
+    ],
+    [
+      ENCODED.snapshot.replace('"format":"liveplan/v1"', '"format":"other"'),
+      "snapshot: plan: 'format' must be",
+    ],
+    [
+      ENCODED.snapshot.replace('"role":"editor"', '"role":null'),
+      "snapshot: presence.0.role: must be a string",
+    ],
+    [
+      ENCODED.presence.replace('"cursor":{"x":1.5,"y":2.0}', '"cursor":{"x":1.5}'),
+      "presence: client.cursor.y: must be a number",
+    ],
+    [
+      ENCODED.presence.replace("[[1,2,0,0]]", '[["a"]]'),
+      "presence: client.selection.edges.0.0: must be an integer",
+    ],
+    [ENCODED.error.replace('"code":"invalid-message",', ""), "error: error.code: must be a string"],
+  ])("refuses %s", (text, error) => {
+    expect(refusal(text)).toContain(error);
+  });
+});
+
+describe("client messages", () => {
+  it("encode with the field names of the server's inbound models", () => {
+    const edit = { kind: "remove_node", nodeId: 2 } as const;
+    expect(JSON.parse(encodeClientMessage(editRequest("op-1", 3, edit)))).toEqual({
+      type: "edit",
+      opId: "op-1",
+      baseRevision: 3,
+      edit: { kind: "remove_node", nodeId: 2 },
+    });
+    expect(
+      encodeClientMessage(presenceRequest({ nodes: [1], edges: [[1, 2, 0, 0]] }, { x: 1, y: 2 })),
+    ).toBe(
+      '{"type":"presence","selection":{"nodes":[1],"edges":[[1,2,0,0]]},"cursor":{"x":1,"y":2}}',
+    );
+    expect(encodeClientMessage(resyncRequest())).toBe('{"type":"resync"}');
+  });
+});

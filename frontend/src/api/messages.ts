@@ -1,0 +1,430 @@
+/**
+ * The co-editing websocket's messages (docs/COEDITING.md), mirroring the models
+ * of `backend/pipelines/events.py` field for field: `ClientMessage` is what the
+ * browser sends (`Inbound` there), `ServerMessage` what it receives (`Outbound`).
+ *
+ * `parseServerMessage` checks a received text before anything uses it: a known
+ * `type`, every required field with its type, and the documents, plans and edits
+ * inside. Fields the server models fill with defaults may be missing and get the
+ * same defaults here.
+ */
+
+import { parseEdit, EditRejected, type Edit } from "../graph/edits";
+import {
+  getOwn,
+  isFiniteNumber,
+  isInteger,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+} from "../graph/json";
+import {
+  InvalidPlan,
+  parseLivePlan,
+  parsePlanDelta,
+  type LivePlan,
+  type PlanDelta,
+} from "../graph/liveplan";
+import { parseDocument, type Diagnostic, type StreamGraphDocument } from "../graph/streamgraph";
+
+// Shared parts ------------------------------------------------------------------------
+
+export interface Selection {
+  readonly nodes: readonly number[];
+  /** Edge keys: `[source, target, typeNumber, k]`. */
+  readonly edges: readonly (readonly number[])[];
+}
+
+export interface Cursor {
+  readonly x: number;
+  readonly y: number;
+}
+
+export interface UserRef {
+  readonly id: number;
+  readonly username: string;
+}
+
+export interface PresenceEntry {
+  readonly clientId: string;
+  readonly user: UserRef;
+  readonly role: string;
+  readonly selection: Selection;
+  readonly cursor: Cursor | null;
+}
+
+/** The project's one error shape (`config.errors`). */
+export interface ErrorBody {
+  readonly code: string;
+  readonly message: string;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly fields: JsonObject;
+}
+
+// Client -> server (`Inbound`) ----------------------------------------------------------
+
+/** The limits the server's models put on what a client sends. */
+export const OP_ID_MAX_LENGTH = 100;
+export const SELECTION_MAX_ITEMS = 10_000;
+
+export interface EditRequest {
+  readonly type: "edit";
+  /** Chosen by the client; echoed in `edit_applied` / `edit_rejected`. */
+  readonly opId: string;
+  /** The document revision the client saw when it made the edit. */
+  readonly baseRevision: number;
+  readonly edit: Edit;
+}
+
+export interface PresenceRequest {
+  readonly type: "presence";
+  readonly selection: Selection;
+  readonly cursor: Cursor | null;
+}
+
+export interface ResyncRequest {
+  readonly type: "resync";
+}
+
+export type ClientMessage = EditRequest | PresenceRequest | ResyncRequest;
+
+// Server -> client (`Outbound`) ---------------------------------------------------------
+
+/** `Snapshot`: sent on joining and on `resync`. */
+export interface SnapshotMessage {
+  readonly type: "snapshot";
+  readonly pipeline: number;
+  readonly revision: number;
+  readonly document: StreamGraphDocument;
+  /** `liveplan/v1` of `document`. */
+  readonly plan: LivePlan;
+  readonly presence: readonly PresenceEntry[];
+  readonly you: PresenceEntry;
+}
+
+/** `EditApplied`: to every client of the pipeline, the author included. */
+export interface EditAppliedMessage {
+  readonly type: "edit_applied";
+  /** The revision this edit produced; the previous one is `revision - 1`. */
+  readonly revision: number;
+  readonly clientId: string;
+  readonly user: UserRef;
+  readonly opId: string;
+  /** The edit as applied (e.g. with the id assigned to a new node). */
+  readonly edit: Edit;
+  /** True when it was made against an older revision and applied over newer edits. */
+  readonly rebased: boolean;
+  /** From the plan of `revision - 1` to this revision's. */
+  readonly planDelta: PlanDelta;
+}
+
+export const REJECTION_REASONS = ["conflict", "invalid", "forbidden"] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
+
+/** `EditRejected`: only to the author; nothing changed. */
+export interface EditRejectedMessage {
+  readonly type: "edit_rejected";
+  readonly opId: string;
+  readonly reason: RejectionReason;
+  /** The current revision. */
+  readonly revision: number;
+  readonly error: ErrorBody;
+}
+
+/** `DocumentReplaced`: the working copy was replaced through the REST API. */
+export interface DocumentReplacedMessage {
+  readonly type: "document_replaced";
+  readonly revision: number;
+  readonly document: StreamGraphDocument;
+  readonly plan: LivePlan;
+}
+
+/** `PresenceChanged`: a client joined or changed its selection or cursor. */
+export interface PresenceMessage {
+  readonly type: "presence";
+  readonly client: PresenceEntry;
+}
+
+/** `PresenceLeft`. */
+export interface PresenceLeftMessage {
+  readonly type: "presence_left";
+  readonly clientId: string;
+}
+
+/** `ErrorMessage`: the server could not read a message this client sent. */
+export interface ErrorMessage {
+  readonly type: "error";
+  readonly error: ErrorBody;
+}
+
+export type ServerMessage =
+  | SnapshotMessage
+  | EditAppliedMessage
+  | EditRejectedMessage
+  | DocumentReplacedMessage
+  | PresenceMessage
+  | PresenceLeftMessage
+  | ErrorMessage;
+
+export type ServerMessageType = ServerMessage["type"];
+
+export const SERVER_MESSAGE_TYPES: readonly ServerMessageType[] = [
+  "snapshot",
+  "edit_applied",
+  "edit_rejected",
+  "document_replaced",
+  "presence",
+  "presence_left",
+  "error",
+];
+
+// Building and parsing ------------------------------------------------------------------
+
+export function editRequest(opId: string, baseRevision: number, edit: Edit): EditRequest {
+  return { type: "edit", opId, baseRevision, edit };
+}
+
+export function presenceRequest(selection: Selection, cursor: Cursor | null): PresenceRequest {
+  return { type: "presence", selection, cursor };
+}
+
+export function resyncRequest(): ResyncRequest {
+  return { type: "resync" };
+}
+
+export function encodeClientMessage(message: ClientMessage): string {
+  return JSON.stringify(message);
+}
+
+export type ParsedMessage =
+  | { readonly ok: true; readonly message: ServerMessage }
+  | { readonly ok: false; readonly error: string };
+
+/** A message that is not one the protocol defines. */
+class InvalidMessage extends Error {}
+
+function fail(path: string, what: string): never {
+  throw new InvalidMessage(`${path}: ${what}`);
+}
+
+function object(value: JsonValue | undefined, path: string): JsonObject {
+  return isJsonObject(value) ? value : fail(path, "must be an object");
+}
+
+function string(value: JsonValue | undefined, path: string): string {
+  return typeof value === "string" ? value : fail(path, "must be a string");
+}
+
+function integer(value: JsonValue | undefined, path: string): number {
+  return isInteger(value) ? value : fail(path, "must be an integer");
+}
+
+function boolean(value: JsonValue | undefined, path: string): boolean {
+  return typeof value === "boolean" ? value : fail(path, "must be true or false");
+}
+
+function list(value: JsonValue | undefined, path: string): readonly JsonValue[] {
+  return Array.isArray(value) ? (value as readonly JsonValue[]) : fail(path, "must be a list");
+}
+
+function readUser(value: JsonValue | undefined, path: string): UserRef {
+  const raw = object(value, path);
+  return {
+    id: integer(getOwn(raw, "id"), `${path}.id`),
+    username: string(getOwn(raw, "username"), `${path}.username`),
+  };
+}
+
+function readSelection(value: JsonValue | undefined, path: string): Selection {
+  if (value === undefined) {
+    return { nodes: [], edges: [] };
+  }
+  const raw = object(value, path);
+  const nodes = getOwn(raw, "nodes");
+  const edges = getOwn(raw, "edges");
+  return {
+    nodes:
+      nodes === undefined
+        ? []
+        : list(nodes, `${path}.nodes`).map((id, index) => integer(id, `${path}.nodes.${index}`)),
+    edges:
+      edges === undefined
+        ? []
+        : list(edges, `${path}.edges`).map((key, index) =>
+            list(key, `${path}.edges.${index}`).map((part, at) =>
+              integer(part, `${path}.edges.${index}.${at}`),
+            ),
+          ),
+  };
+}
+
+function readCursor(value: JsonValue | undefined, path: string): Cursor | null {
+  if (value === undefined || value === null) {
+    return null;
+  }
+  const raw = object(value, path);
+  const x = getOwn(raw, "x");
+  const y = getOwn(raw, "y");
+  if (!isFiniteNumber(x)) {
+    fail(`${path}.x`, "must be a number");
+  }
+  if (!isFiniteNumber(y)) {
+    fail(`${path}.y`, "must be a number");
+  }
+  return { x, y };
+}
+
+function readPresenceEntry(value: JsonValue | undefined, path: string): PresenceEntry {
+  const raw = object(value, path);
+  return {
+    clientId: string(getOwn(raw, "clientId"), `${path}.clientId`),
+    user: readUser(getOwn(raw, "user"), `${path}.user`),
+    role: string(getOwn(raw, "role"), `${path}.role`),
+    selection: readSelection(getOwn(raw, "selection"), `${path}.selection`),
+    cursor: readCursor(getOwn(raw, "cursor"), `${path}.cursor`),
+  };
+}
+
+function readDiagnostic(value: JsonValue, path: string): Diagnostic {
+  const raw = object(value, path);
+  const optional = <T>(
+    key: string,
+    check: (item: JsonValue | undefined, at: string) => T,
+  ): T | null => {
+    const item = getOwn(raw, key);
+    return item === undefined || item === null ? null : check(item, `${path}.${key}`);
+  };
+  const severity = getOwn(raw, "severity") ?? "error";
+  if (severity !== "error" && severity !== "warning") {
+    fail(`${path}.severity`, "must be error or warning");
+  }
+  return {
+    code: string(getOwn(raw, "code"), `${path}.code`),
+    severity,
+    message: string(getOwn(raw, "message"), `${path}.message`),
+    node: optional("node", integer),
+    edge: optional("edge", integer),
+    field: optional("field", string),
+  };
+}
+
+function readErrorBody(value: JsonValue | undefined, path: string): ErrorBody {
+  const raw = object(value, path);
+  const diagnostics = getOwn(raw, "diagnostics");
+  const fields = getOwn(raw, "fields");
+  return {
+    code: string(getOwn(raw, "code"), `${path}.code`),
+    message: string(getOwn(raw, "message"), `${path}.message`),
+    diagnostics:
+      diagnostics === undefined
+        ? []
+        : list(diagnostics, `${path}.diagnostics`).map((item, index) =>
+            readDiagnostic(item, `${path}.diagnostics.${index}`),
+          ),
+    fields: fields === undefined ? {} : object(fields, `${path}.fields`),
+  };
+}
+
+function readDocument(value: JsonValue | undefined, path: string): StreamGraphDocument {
+  const parsed = parseDocument(value);
+  if (!parsed.ok) {
+    const first = parsed.diagnostics[0];
+    return fail(path, first === undefined ? "is not a streamgraph/v1 document" : first.message);
+  }
+  return parsed.document;
+}
+
+function guarded<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof InvalidPlan || error instanceof EditRejected) {
+      return fail(path, error.message);
+    }
+    throw error;
+  }
+}
+
+function readMessage(raw: JsonObject, type: ServerMessageType): ServerMessage {
+  const field = (key: string): JsonValue | undefined => getOwn(raw, key);
+  switch (type) {
+    case "snapshot":
+      return {
+        type,
+        pipeline: integer(field("pipeline"), "pipeline"),
+        revision: integer(field("revision"), "revision"),
+        document: readDocument(field("document"), "document"),
+        plan: guarded("plan", () => parseLivePlan(field("plan"))),
+        presence: list(field("presence"), "presence").map((entry, index) =>
+          readPresenceEntry(entry, `presence.${index}`),
+        ),
+        you: readPresenceEntry(field("you"), "you"),
+      };
+    case "edit_applied":
+      return {
+        type,
+        revision: integer(field("revision"), "revision"),
+        clientId: string(field("clientId"), "clientId"),
+        user: readUser(field("user"), "user"),
+        opId: string(field("opId"), "opId"),
+        edit: guarded("edit", () => parseEdit(field("edit"))),
+        rebased: boolean(field("rebased"), "rebased"),
+        planDelta: guarded("planDelta", () => parsePlanDelta(field("planDelta"))),
+      };
+    case "edit_rejected": {
+      const reason = field("reason");
+      if (!REJECTION_REASONS.some((known) => known === reason)) {
+        fail("reason", `must be one of ${REJECTION_REASONS.join(", ")}`);
+      }
+      return {
+        type,
+        opId: string(field("opId"), "opId"),
+        reason: reason as RejectionReason,
+        revision: integer(field("revision"), "revision"),
+        error: readErrorBody(field("error"), "error"),
+      };
+    }
+    case "document_replaced":
+      return {
+        type,
+        revision: integer(field("revision"), "revision"),
+        document: readDocument(field("document"), "document"),
+        plan: guarded("plan", () => parseLivePlan(field("plan"))),
+      };
+    case "presence":
+      return { type, client: readPresenceEntry(field("client"), "client") };
+    case "presence_left":
+      return { type, clientId: string(field("clientId"), "clientId") };
+    case "error":
+      return { type, error: readErrorBody(field("error"), "error") };
+  }
+}
+
+function isServerMessageType(value: unknown): value is ServerMessageType {
+  return SERVER_MESSAGE_TYPES.some((type) => type === value);
+}
+
+/** A message received on the socket, checked; or why it is not one. */
+export function parseServerMessage(text: string): ParsedMessage {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, error: "not JSON" };
+  }
+  if (!isJsonObject(raw)) {
+    return { ok: false, error: "a message must be a JSON object" };
+  }
+  const type = getOwn(raw, "type");
+  if (!isServerMessageType(type)) {
+    return { ok: false, error: `unknown message type ${JSON.stringify(type ?? null)}` };
+  }
+  try {
+    return { ok: true, message: readMessage(raw, type) };
+  } catch (error) {
+    if (error instanceof InvalidMessage) {
+      return { ok: false, error: `${type}: ${error.message}` };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,162 @@
+import { readFileSync } from "node:fs";
+
+import { describe, expect, it } from "vitest";
+
+import { editsDocument, planOf } from "../test-support/builders";
+import { loadFixture } from "../test-support/fixtures";
+import { applyEdit, parseEdit } from "./edits";
+import { jsonEqual, type JsonObject, type JsonValue } from "./json";
+import {
+  applyPlanDelta,
+  InvalidPlan,
+  KEYED_SECTIONS,
+  parseLivePlan,
+  parsePlanDelta,
+  type LivePlan,
+  type PlanDelta,
+} from "./liveplan";
+
+/**
+ * Plans and deltas the server computed (`compiler.liveplan.live_plan` and
+ * `plan_delta`) for the word-count fixture and the edits listed in the file,
+ * each step applied to the document of the step before.
+ */
+interface Recorded {
+  readonly fixture: string;
+  readonly plan: unknown;
+  readonly steps: readonly { edit: unknown; planDelta: unknown; plan: unknown }[];
+}
+
+const recorded = JSON.parse(
+  readFileSync(new URL("./testdata/word-count.liveplan.json", import.meta.url), "utf8"),
+) as Recorded;
+
+/** `compiler.liveplan.plan_delta`, to check that applying a delta gives the new plan. */
+function planDelta(before: LivePlan, after: LivePlan): PlanDelta {
+  const delta: Record<string, unknown> = {};
+  const old = before as unknown as JsonObject;
+  const now = after as unknown as JsonObject;
+  for (const key of ["format", "ok", "summary", "diagnostics"]) {
+    if (!jsonEqual(old[key], now[key])) {
+      delta[key] = now[key] ?? null;
+    }
+  }
+  for (const section of KEYED_SECTIONS) {
+    const was = before[section] as unknown as JsonObject;
+    const is = after[section] as unknown as JsonObject;
+    const set = Object.fromEntries(
+      Object.entries(is).filter(([key, value]) => !jsonEqual(was[key], value)),
+    );
+    const remove = Object.keys(was).filter((key) => !Object.hasOwn(is, key));
+    if (Object.keys(set).length > 0 || remove.length > 0) {
+      delta[section] = { set, remove };
+    }
+  }
+  return delta;
+}
+
+function asJson(plan: LivePlan): JsonValue {
+  return plan as unknown as JsonValue;
+}
+
+describe("applyPlanDelta", () => {
+  it("follows the server's plans step by step", () => {
+    let plan = parseLivePlan(recorded.plan);
+    let document = loadFixture(recorded.fixture);
+    for (const step of recorded.steps) {
+      plan = applyPlanDelta(plan, parsePlanDelta(step.planDelta));
+      expect(plan).toEqual(step.plan);
+      document = applyEdit(document, parseEdit(step.edit)).document;
+    }
+    expect(plan.ok).toBe(false);
+    expect(plan.summary).toBeNull();
+    expect(document.nodes.map((node) => node.id)).toEqual([1, 2, 3, 4, 6]);
+  });
+
+  it("never modifies the plan it starts from, and shares what did not change", () => {
+    const before = parseLivePlan(recorded.plan);
+    const text = JSON.stringify(before);
+    const first = recorded.steps[0];
+    if (first === undefined) {
+      throw new Error("the recording has steps");
+    }
+    const after = applyPlanDelta(before, parsePlanDelta(first.planDelta));
+    expect(JSON.stringify(before)).toBe(text);
+    expect(after.diagnostics).toBe(before.diagnostics);
+    expect(after.nodes).not.toBe(before.nodes);
+  });
+
+  it("sets and removes entries, replaces other keys whole", () => {
+    const document = editsDocument();
+    const before = planOf(document);
+    const { document: changed } = applyEdit(document, { kind: "remove_node", nodeId: 3 });
+    const target: LivePlan = {
+      ...planOf(changed),
+      ok: false,
+      diagnostics: [
+        {
+          code: "node.cycle",
+          severity: "error",
+          message: "a cycle",
+          node: 2,
+          edge: null,
+          field: null,
+        },
+      ],
+    };
+    const delta = planDelta(before, target);
+    expect(delta.nodes?.remove).toEqual(["3"]);
+    expect(delta.edges?.remove).toEqual(["1"]);
+    expect(jsonEqual(asJson(applyPlanDelta(before, delta)), asJson(target))).toBe(true);
+    expect(applyPlanDelta(before, {})).toEqual(before);
+  });
+
+  it("adds a section the plan did not have", () => {
+    const plan = { ...planOf(editsDocument()), edges: undefined } as unknown as LivePlan;
+    const after = applyPlanDelta(plan, {
+      edges: {
+        set: { "0": { chained: false, chainedSource: false, reasons: ["x"] } },
+        remove: ["9"],
+      },
+    });
+    expect(after.edges).toEqual({ "0": { chained: false, chainedSource: false, reasons: ["x"] } });
+  });
+});
+
+describe("parsing plans and deltas", () => {
+  it.each([
+    [null, "a plan must be an object"],
+    [{ format: "liveplan/v2" }, "'format' must be 'liveplan/v1'"],
+    [{ format: "liveplan/v1", ok: 1 }, "'ok' must be true or false"],
+    [{ format: "liveplan/v1", ok: true, summary: 3 }, "'summary' must be an object or null"],
+    [
+      { format: "liveplan/v1", ok: true, summary: null, diagnostics: [], nodes: {}, vertices: [] },
+      "'vertices' must be an object",
+    ],
+  ])("refuses the plan %j", (raw, message) => {
+    expect(() => parseLivePlan(raw)).toThrow(new InvalidPlan(message));
+  });
+
+  it.each([
+    [[], "a plan delta must be an object"],
+    [{ nodes: { set: {} } }, "nodes: 'remove' must be a list of keys"],
+    [{ edges: { set: [], remove: [] } }, "edges: 'set' must be an object"],
+    [{ ok: "yes" }, "'ok' must be true or false"],
+  ])("refuses the delta %j", (raw, message) => {
+    expect(() => parsePlanDelta(raw)).toThrow(new InvalidPlan(message));
+  });
+
+  it("accepts an empty delta and a plan without a summary", () => {
+    expect(parsePlanDelta({})).toEqual({});
+    const failed = {
+      format: "liveplan/v1",
+      ok: false,
+      summary: null,
+      diagnostics: [],
+      nodes: {},
+      vertices: {},
+      edges: {},
+    };
+    expect(parseLivePlan(failed)).toBe(failed);
+  });
+});

@@ -1,0 +1,226 @@
+/**
+ * The live plan (`liveplan/v1`, `backend/compiler/liveplan.py`) and its deltas.
+ *
+ * After every edit the server sends a `planDelta` instead of the whole plan:
+ * per keyed section (`nodes`, `vertices`, `edges`) the entries to add or
+ * replace and the keys to remove, and every other top-level key that changed,
+ * whole. `applyPlanDelta` turns the plan of revision N - 1 into that of N.
+ */
+
+import { getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json";
+import type { Diagnostic, Partitioner, RuntimeMode } from "./streamgraph";
+
+export const PLAN_FORMAT = "liveplan/v1";
+export const KEYED_SECTIONS = ["nodes", "vertices", "edges"] as const;
+export type KeyedSection = (typeof KEYED_SECTIONS)[number];
+
+export type DistributionPattern = "ALL_TO_ALL" | "POINTWISE";
+export type ResultPartitionType =
+  "PIPELINED_BOUNDED" | "BLOCKING" | "HYBRID_FULL" | "HYBRID_SELECTIVE";
+
+export interface SlotSharingGroupSummary {
+  readonly index: number;
+  readonly name: string | null;
+  readonly slots: number;
+}
+
+export interface PlanSummary {
+  readonly jobType: RuntimeMode;
+  readonly vertexCount: number;
+  /** JobVertexIDs, topologically sorted from the sources. */
+  readonly vertexOrder: readonly string[];
+  readonly slotsRequired: number;
+  readonly totalSubtasks: number | null;
+  readonly slotSharingGroups: readonly SlotSharingGroupSummary[];
+}
+
+/** Per node id (as a string). */
+export interface PlanNode {
+  /** The OperatorID, 32 hex characters. */
+  readonly operatorId: string;
+  /** The hash of the user's uid or uidHash, when one is set. */
+  readonly userDefinedId: string | null;
+  /** The JobVertexID of the vertex (chain) the node runs in. */
+  readonly vertex: string;
+  /** What the OperatorID depends on, in words. */
+  readonly hashBasis: string;
+}
+
+export interface PlanVertexInput {
+  /** The producing JobVertexID. */
+  readonly producer: string;
+  /** The IntermediateDataSetID. */
+  readonly dataSet: string;
+  readonly shipStrategy: Partitioner;
+  readonly distributionPattern: DistributionPattern;
+  readonly resultPartitionType: ResultPartitionType;
+  /** Index of the stream edge this JobEdge comes from. */
+  readonly edge: number;
+}
+
+/** Per JobVertexID. */
+export interface PlanVertex {
+  readonly name: string;
+  readonly head: number;
+  /** The node ids chained into this vertex. */
+  readonly nodes: readonly number[];
+  readonly chainedSources: readonly number[];
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly slotSharingGroup: number | null;
+  readonly slotSharingGroupName: string | null;
+  readonly inputs: readonly PlanVertexInput[];
+}
+
+/** Per stream edge index (as a string). */
+export interface PlanEdge {
+  readonly chained: boolean;
+  readonly chainedSource: boolean;
+  /** Why the edge does not chain; empty when it does. */
+  readonly reasons: readonly string[];
+}
+
+export interface LivePlan {
+  readonly format: typeof PLAN_FORMAT;
+  /** False when the document has errors; `summary` is then null and sections may be empty. */
+  readonly ok: boolean;
+  readonly summary: PlanSummary | null;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly nodes: Readonly<Record<string, PlanNode>>;
+  readonly vertices: Readonly<Record<string, PlanVertex>>;
+  readonly edges: Readonly<Record<string, PlanEdge>>;
+}
+
+export interface SectionDelta<T> {
+  /** Entries to add or replace. */
+  readonly set: Readonly<Record<string, T>>;
+  /** Keys to remove. */
+  readonly remove: readonly string[];
+}
+
+/** `compiler.liveplan.plan_delta`: only what changed. */
+export interface PlanDelta {
+  readonly format?: string;
+  readonly ok?: boolean;
+  readonly summary?: PlanSummary | null;
+  readonly diagnostics?: readonly Diagnostic[];
+  readonly nodes?: SectionDelta<PlanNode>;
+  readonly vertices?: SectionDelta<PlanVertex>;
+  readonly edges?: SectionDelta<PlanEdge>;
+}
+
+function isKeyedSection(key: string): key is KeyedSection {
+  return (KEYED_SECTIONS as readonly string[]).includes(key);
+}
+
+/**
+ * The plan after `delta`, from the plan before it (`apply_plan_delta`). Neither
+ * argument is modified; unchanged sections and entries are shared with `plan`.
+ */
+export function applyPlanDelta(plan: LivePlan, delta: PlanDelta): LivePlan {
+  const result: Record<string, unknown> = { ...plan };
+  for (const [key, value] of Object.entries(delta) as [string, unknown][]) {
+    if (isKeyedSection(key)) {
+      const change = value as SectionDelta<unknown>;
+      const current = result[key];
+      const section: Record<string, unknown> = isJsonObject(current) ? { ...current } : {};
+      for (const removed of change.remove) {
+        if (Object.hasOwn(section, removed)) {
+          // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- keys are data here
+          delete section[removed];
+        }
+      }
+      for (const [entryKey, entry] of Object.entries(change.set)) {
+        Object.defineProperty(section, entryKey, {
+          value: entry,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      }
+      result[key] = section;
+    } else {
+      result[key] = value;
+    }
+  }
+  return result as unknown as LivePlan;
+}
+
+export class InvalidPlan extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidPlan";
+  }
+}
+
+function section(raw: JsonObject, key: string, where: string): JsonObject {
+  const value = getOwn(raw, key);
+  if (!isJsonObject(value)) {
+    throw new InvalidPlan(`${where}'${key}' must be an object`);
+  }
+  return value;
+}
+
+/** Check the frame of a `liveplan/v1` plan (its sections and their types). */
+export function parseLivePlan(raw: unknown): LivePlan {
+  if (!isJsonObject(raw)) {
+    throw new InvalidPlan("a plan must be an object");
+  }
+  if (getOwn(raw, "format") !== PLAN_FORMAT) {
+    throw new InvalidPlan(`'format' must be '${PLAN_FORMAT}'`);
+  }
+  if (typeof getOwn(raw, "ok") !== "boolean") {
+    throw new InvalidPlan("'ok' must be true or false");
+  }
+  const summary = getOwn(raw, "summary");
+  if (summary !== null && !isJsonObject(summary)) {
+    throw new InvalidPlan("'summary' must be an object or null");
+  }
+  if (!Array.isArray(getOwn(raw, "diagnostics"))) {
+    throw new InvalidPlan("'diagnostics' must be a list");
+  }
+  for (const key of KEYED_SECTIONS) {
+    section(raw, key, "");
+  }
+  return raw as unknown as LivePlan;
+}
+
+/** Check the frame of a plan delta: each keyed section has `set` and `remove`. */
+export function parsePlanDelta(raw: unknown): PlanDelta {
+  if (!isJsonObject(raw)) {
+    throw new InvalidPlan("a plan delta must be an object");
+  }
+  for (const key of KEYED_SECTIONS) {
+    const change = getOwn(raw, key);
+    if (change === undefined) {
+      continue;
+    }
+    if (!isJsonObject(change)) {
+      throw new InvalidPlan(`'${key}' must be an object`);
+    }
+    section(change, "set", `${key}: `);
+    const removed: JsonValue | undefined = getOwn(change, "remove");
+    if (!Array.isArray(removed) || !removed.every((item) => typeof item === "string")) {
+      throw new InvalidPlan(`${key}: 'remove' must be a list of keys`);
+    }
+  }
+  const ok = getOwn(raw, "ok");
+  if (ok !== undefined && typeof ok !== "boolean") {
+    throw new InvalidPlan("'ok' must be true or false");
+  }
+  const diagnostics = getOwn(raw, "diagnostics");
+  if (diagnostics !== undefined && !Array.isArray(diagnostics)) {
+    throw new InvalidPlan("'diagnostics' must be a list");
+  }
+  return raw;
+}
+
+/** The plan entry of the node with this id, if the plan has one. */
+export function planNode(plan: LivePlan, nodeId: number): PlanNode | undefined {
+  return Object.hasOwn(plan.nodes, String(nodeId)) ? plan.nodes[String(nodeId)] : undefined;
+}
+
+/** The plan entry of the edge at this index of the edge list, if the plan has one. */
+export function planEdge(plan: LivePlan, index: number): PlanEdge | undefined {
+  return Object.hasOwn(plan.edges, String(index)) ? plan.edges[String(index)] : undefined;
+}
