@@ -61,14 +61,6 @@ def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diagnostics)
 
 
-class CompilationFailed(Exception):
-    """Raised by the convenience entry points when a document has errors."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        self.diagnostics = diagnostics
-        super().__init__("\n".join(str(d) for d in diagnostics))
-
-
 STRUCTURAL_CODES = frozenset(
     {
         "document.type",

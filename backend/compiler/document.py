@@ -15,7 +15,7 @@ from dataclasses import replace
 from enum import Enum
 from typing import Any, TypeVar
 
-from compiler.diagnostics import Diagnostic, Location, Severity, has_errors
+from compiler.diagnostics import Diagnostic, Location, has_errors
 from compiler.model import (
     DEFAULT_SLOT_SHARING_GROUP,
     PARALLELISM_DEFAULT,
@@ -64,9 +64,6 @@ class _Reader:
         field: str | None = None,
     ) -> None:
         self.diagnostics.append(Diagnostic(code, message, Location(node, edge, field)))
-
-    def warning(self, code: str, message: str, *, node: int | None = None) -> None:
-        self.diagnostics.append(Diagnostic(code, message, Location(node), Severity.WARNING))
 
     def read_int(
         self, obj: Mapping[str, Any], key: str, default: int, where: dict[str, Any]

@@ -12,7 +12,6 @@ producers and T consumers, never S * T.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from compiler.diagnostics import Diagnostic, Location
@@ -116,15 +115,6 @@ class ExecutionGraph:
     @property
     def total_subtasks(self) -> int:
         return sum(v.parallelism for v in self.vertices)
-
-    def vertex(self, vertex_id: Hash128) -> ExecutionJobVertex:
-        for vertex in self.vertices:
-            if vertex.id == vertex_id:
-                return vertex
-        raise KeyError(f"{vertex_id:032x}")
-
-    def inputs_of(self, vertex_id: Hash128) -> Iterator[ExecutionEdge]:
-        return (e for e in self.edges if e.job_edge.target == vertex_id)
 
 
 def pointwise_groups(producers: int, consumers: int) -> tuple[PartitionGroup, ...]:

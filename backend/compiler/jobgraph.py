@@ -117,10 +117,7 @@ class JobGraph:
         return sum(g.slots for g in self.slot_sharing_groups)
 
     def vertex(self, vertex_id: Hash128) -> JobVertex:
-        return self._by_id()[vertex_id]
-
-    def _by_id(self) -> dict[Hash128, JobVertex]:
-        return {v.id: v for v in self.vertices}
+        return next(v for v in self.vertices if v.id == vertex_id)
 
 
 @dataclass(slots=True)
@@ -132,11 +129,6 @@ class _Output:
     edge: StreamEdge
     consumer_parallelism: int
     consumer_max_parallelism: int
-
-
-def result_partition_type(graph: StreamGraph, edge: StreamEdge) -> ResultPartitionType:
-    """`determineUndefinedResultPartitionType` and the explicit exchange modes."""
-    return _result_types(graph.config.runtime_mode)[edge.exchange_mode, edge.partitioner]
 
 
 def _result_types(
