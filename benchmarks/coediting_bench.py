@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import uvloop
+
+from config.asgi_server import free_port, uvicorn_command, wait_until_listening
 
 REPO = Path(__file__).resolve().parents[1]
 GOALS_MS = {20: 25.0, 100: 60.0}
@@ -111,12 +112,6 @@ def edits(count: int, document: dict[str, Any]) -> list[dict[str, Any]]:
     return result
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def prepare(database_url: str) -> tuple[int, str]:
     """Migrate, and create a user, its token, a workspace and the pipeline."""
     os.environ["DATABASE_URL"] = database_url
@@ -152,35 +147,14 @@ def start_server(database_url: str, port: int) -> subprocess.Popen[bytes]:
         "PYTHONPATH": os.pathsep.join([str(REPO / "backend"), str(REPO)]),
     }
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "config.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--ws",
-            "websockets-sansio",
-            "--ws-per-message-deflate",
-            "false",
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
+        uvicorn_command(host="127.0.0.1", port=port, log_level="warning"), cwd=REPO, env=env
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return process
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the server did not start")
+    try:
+        wait_until_listening(process, host="127.0.0.1", port=port)
+    except RuntimeError:
+        process.kill()
+        raise
+    return process
 
 
 async def measure(url: str, clients: int, script: list[dict[str, Any]]) -> dict[str, float]:
@@ -253,7 +227,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         database_url = args.database_url or f"sqlite:///{Path(folder) / 'bench.sqlite3'}"
         pipeline_id, token = prepare(database_url)
-        port = _free_port()
+        port = free_port()
         server = start_server(database_url, port)
         try:
             url = f"ws://127.0.0.1:{port}/ws/pipelines/{pipeline_id}/?token={token}"

@@ -7,10 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -22,17 +19,12 @@ from django.contrib.auth.models import User
 from django.db import connection
 from websockets.asyncio.client import ClientConnection, connect
 
+from config.asgi_server import free_port, uvicorn_command, wait_until_listening
 from tests.backend.conftest import FAST_HASHERS
 from tests.backend.factories import PASSWORD, make_document
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _database_url() -> str:
@@ -47,7 +39,7 @@ def _database_url() -> str:
 
 @pytest.fixture(scope="module")
 def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     with django_db_blocker.unblock():
         database_url = _database_url()
     env = {
@@ -58,36 +50,18 @@ def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
         "PASSWORD_HASHERS": ",".join(FAST_HASHERS),
     }
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "config.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--ws",
-            "websockets-sansio",
-            "--ws-per-message-deflate",
-            "false",
-            "--no-access-log",
-        ],
+        uvicorn_command(host="127.0.0.1", port=port),
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stdout.read().decode() if process.stdout else ""
-                pytest.fail(f"uvicorn did not start:\n{output}")
-            time.sleep(0.1)
+    try:
+        wait_until_listening(process, host="127.0.0.1", port=port)
+    except RuntimeError as error:
+        process.kill()
+        output = process.stdout.read().decode() if process.stdout else ""
+        pytest.fail(f"uvicorn did not start ({error}):\n{output}")
     yield f"127.0.0.1:{port}"
     process.terminate()
     process.wait(timeout=10)

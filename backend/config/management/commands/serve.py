@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.asgi_server import uvicorn_command
 from config.redis_check import RedisUnavailable, require_redis
 
 
@@ -52,22 +53,7 @@ class Command(BaseCommand):
                 )
             )
         server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "config.asgi:application",
-                "--host",
-                options["host"],
-                "--port",
-                str(options["port"]),
-                "--ws",
-                "websockets-sansio",
-                "--ws-per-message-deflate",
-                "false",
-                "--no-access-log",
-            ],
-            env=env,
+            uvicorn_command(host=options["host"], port=options["port"]), env=env
         )
         children.append(server)
         self.stdout.write(f"StreamGraph Studio on http://{options['host']}:{options['port']}/")

@@ -1,0 +1,49 @@
+"""How the product's ASGI server is started: one command line for `serve`, tests and benchmarks."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+
+def uvicorn_command(*, host: str, port: int, log_level: str = "info") -> list[str]:
+    """uvicorn serving `config.asgi` (HTTP and websockets).
+
+    Per-message deflate is off: compressing each broadcast once per client costs more
+    server CPU than the small plan deltas save in bytes.
+    """
+    return [
+        sys.executable, "-m", "uvicorn", "config.asgi:application",
+        "--host", host, "--port", str(port),
+        "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
+        "--no-access-log", "--log-level", log_level,
+    ]  # fmt: skip
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until_listening(
+    process: subprocess.Popen[bytes], *, host: str, port: int, timeout: float = 30.0
+) -> None:
+    """Return once the server accepts connections; raise if it exits or takes too long."""
+    deadline = time.monotonic() + timeout
+    while not _accepts(host, port):
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with status {process.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server did not listen on {host}:{port} in {timeout} s")
+        time.sleep(0.1)
+
+
+def _accepts(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.2):
+            return True
+    except OSError:
+        return False
