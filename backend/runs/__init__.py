@@ -1,0 +1,1 @@
+"""Django app for pipeline runs on Spark and their live subtask states (docs/RUNTIME.md)."""
