@@ -1,0 +1,131 @@
+"""What a run reports: subtask state changes, sink output and the run's outcome.
+
+Executors and the driver publish `SubtaskEvent`s as JSON on the run's Redis channel
+(`run_channel`); the runs app folds them (`runtime.monitoring`) and forwards them to
+browsers. The JSON keys are camelCase, as everything the browser reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class ExecutionState(Enum):
+    """Flink's `ExecutionState`, in the order an attempt moves through them."""
+
+    CREATED = "CREATED"
+    SCHEDULED = "SCHEDULED"
+    DEPLOYING = "DEPLOYING"
+    INITIALIZING = "INITIALIZING"
+    RUNNING = "RUNNING"
+    FINISHED = "FINISHED"
+    CANCELING = "CANCELING"
+    CANCELED = "CANCELED"
+    FAILED = "FAILED"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in _TERMINAL
+
+
+_TERMINAL = frozenset({ExecutionState.FINISHED, ExecutionState.CANCELED, ExecutionState.FAILED})
+
+
+def run_channel(run_key: str) -> str:
+    """The Redis pub/sub channel a run's events are published on."""
+    return f"run-events:{run_key}"
+
+
+@dataclass(frozen=True, slots=True)
+class SubtaskEvent:
+    """One observation of one attempt of one subtask (ExecutionVertex)."""
+
+    vertex: str
+    """JobVertexID, 32 lower-case hex characters."""
+    subtask: int
+    """0-based subtask index."""
+    attempt: int
+    """0-based attempt number (Flink's `attemptNumber`; Spark's task attempt)."""
+    state: ExecutionState
+    timestamp: float
+    """When it happened, seconds since the epoch, on the machine that saw it."""
+    records_in: int = 0
+    records_out: int = 0
+    error: str | None = None
+    """Why the attempt failed, for FAILED."""
+    source: str = "hook"
+    """Who observed it: `hook` (the Python worker), `listener` (the Spark driver) or `driver`."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vertex": self.vertex,
+            "subtask": self.subtask,
+            "attempt": self.attempt,
+            "state": self.state.value,
+            "timestamp": self.timestamp,
+            "recordsIn": self.records_in,
+            "recordsOut": self.records_out,
+            "error": self.error,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SubtaskEvent:
+        """Read an event published by `to_json`; raises KeyError or ValueError if malformed."""
+        return cls(
+            vertex=str(data["vertex"]),
+            subtask=int(data["subtask"]),
+            attempt=int(data["attempt"]),
+            state=ExecutionState(data["state"]),
+            timestamp=float(data["timestamp"]),
+            records_in=int(data.get("recordsIn", 0)),
+            records_out=int(data.get("recordsOut", 0)),
+            error=None if data.get("error") is None else str(data["error"]),
+            source=str(data.get("source", "hook")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SinkOutput:
+    """What one subtask of a sink wrote: its record count and a bounded preview."""
+
+    node: int
+    """The sink's StreamNode id."""
+    vertex: str
+    subtask: int
+    records: int
+    preview: tuple[str, ...]
+    """The first records as text (`sink.print` lines as Flink prints them)."""
+    truncated: bool
+    files: tuple[str, ...] = ()
+    """Files written, relative to the data folder."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "vertex": self.vertex,
+            "subtask": self.subtask,
+            "records": self.records,
+            "preview": list(self.preview),
+            "truncated": self.truncated,
+            "files": list(self.files),
+        }
+
+
+class RunOutcome(Enum):
+    FINISHED = "FINISHED"
+    FAILED = "FAILED"
+    CANCELED = "CANCELED"
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How a run ended, and what its sinks produced."""
+
+    outcome: RunOutcome
+    sinks: tuple[SinkOutput, ...] = ()
+    error: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    """Executor facts worth keeping (Spark master, application id, timings)."""
