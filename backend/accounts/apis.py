@@ -1,4 +1,4 @@
-"""HTTP endpoints of the accounts app: tokens, workspaces and their members.
+"""HTTP endpoints of the accounts app: accounts, tokens, workspaces and their members.
 
 Views parse input with a serializer, call one selector or service, and
 serialize the result. The services check roles themselves; a view that takes a
@@ -8,8 +8,12 @@ they send (and learns nothing from validation, such as which usernames exist).
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.http import HttpRequest
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,8 +26,11 @@ from accounts.serializers import (
     MembershipAddSerializer,
     MembershipChangeSerializer,
     MembershipSerializer,
+    RegisteredSerializer,
+    RegisterSerializer,
     TokenRequestSerializer,
     TokenSerializer,
+    UserRefSerializer,
     WorkspaceCreateSerializer,
     WorkspaceSerializer,
     WorkspaceUpdateSerializer,
@@ -33,9 +40,44 @@ from config.openapi import error_responses
 _NO_CONTENT = {204: OpenApiResponse(description="Done; no body.")}
 
 
-class TokenObtainApi(APIView):
+class RegisterApi(APIView):
     authentication_classes = ()
     permission_classes = (AllowAny,)
+
+    @extend_schema(
+        operation_id="auth_register",
+        tags=["auth"],
+        auth=[],
+        request=RegisterSerializer,
+        responses={201: RegisteredSerializer, **error_responses(400, 409)},
+        summary="Create an account; it comes with an API token and a workspace you own",
+    )
+    def post(self, request: Request) -> Response:
+        data = RegisterSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        registration = services.user_register(
+            username=data.validated_data["username"], password=data.validated_data["password"]
+        )
+        body = {"token": registration.token, "user": UserRefSerializer(registration.user).data}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class TokenApi(APIView):
+    """Signing in (POST) takes no credentials, so a stale token cannot stand in its way;
+    signing out (DELETE) needs them."""
+
+    _signing_in = False
+
+    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
+        self._signing_in = request.method == "POST"
+        return super().initialize_request(request, *args, **kwargs)
+
+    def get_authenticators(self) -> list[BaseAuthentication]:
+        return [] if self._signing_in else super().get_authenticators()
+
+    def check_permissions(self, request: Request) -> None:
+        if not self._signing_in:
+            super().check_permissions(request)
 
     @extend_schema(
         operation_id="auth_token_obtain",
@@ -52,6 +94,27 @@ class TokenObtainApi(APIView):
             username=data.validated_data["username"], password=data.validated_data["password"]
         )
         return Response({"token": token})
+
+    @extend_schema(
+        operation_id="auth_token_destroy",
+        tags=["auth"],
+        responses={**_NO_CONTENT, **error_responses()},
+        summary="Sign out: delete your API token (every client using it is signed out)",
+    )
+    def delete(self, request: Request) -> Response:
+        services.token_delete(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeApi(APIView):
+    @extend_schema(
+        operation_id="auth_me",
+        tags=["auth"],
+        responses={200: UserRefSerializer, **error_responses()},
+        summary="Who you are signed in as",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(UserRefSerializer(authenticated_user(request.user)).data)
 
 
 class WorkspaceListApi(APIView):

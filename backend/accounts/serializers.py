@@ -17,9 +17,28 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
 
 
+class RegisterSerializer(TokenRequestSerializer):
+    """The same fields as signing in, so what registers is what signs in."""
+
+    username = serializers.CharField(
+        max_length=150, help_text="Letters, digits and @ . + - _; not taken in any letter case."
+    )
+    password = serializers.CharField(
+        max_length=4096,
+        style={"input_type": "password"},
+        help_text="Checked by the server's password rules (length, not common, not all digits, "
+        "not like the username).",
+    )
+
+
 class UserRefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
+
+
+class RegisteredSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
+    user = UserRefSerializer()
 
 
 class WorkspaceSerializer(serializers.Serializer):

@@ -1,4 +1,4 @@
-"""Writes to workspaces, memberships and API tokens.
+"""Writes to users, workspaces, memberships and API tokens.
 
 Every service that changes a workspace takes the acting user and checks their
 role itself (`require_role`), so each entry point (REST, websockets, shell) gets
@@ -8,9 +8,13 @@ at once cannot leave a workspace without an owner.
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate
+from dataclasses import dataclass
+
+from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.auth.models import User as UserType
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 from rest_framework.authtoken.models import Token
@@ -18,7 +22,7 @@ from rest_framework.authtoken.models import Token
 from accounts.models import Membership, Role, Workspace
 from accounts.permissions import require_role
 from accounts.selectors import MEMBER_NOT_FOUND
-from config.errors import Conflict, InvalidRequest, NotFound
+from config.errors import Conflict, InvalidRequest, NotAuthenticated, NotFound
 
 _SLUG_MAX = Workspace._meta.get_field("slug").max_length or 100
 _SLUG_ATTEMPTS = 50
@@ -35,6 +39,81 @@ def token_obtain(*, username: str, password: str) -> str:
         )
     token, _ = Token.objects.get_or_create(user=user)
     return token.key
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A new account: the user, their API token and the workspace they own."""
+
+    user: UserType
+    token: str
+    workspace: Workspace
+
+
+def _username_taken(username: str) -> Conflict:
+    return Conflict(
+        f"The username '{username}' is taken.",
+        code="username-taken",
+        fields={"username": ["A user with this username already exists."]},
+    )
+
+
+def _registration_errors(user: UserType, password: str) -> dict[str, list[str]]:
+    """Every problem with a would-be user's username and password, per field."""
+    fields: dict[str, list[str]] = {}
+    try:
+        user.clean_fields(exclude=["password", "last_login", "date_joined"])
+    except ValidationError as error:
+        fields.update({name: list(messages) for name, messages in error.message_dict.items()})
+    try:
+        # With the user, so a password too close to the username is refused as well.
+        validate_password(password, user=user)
+    except ValidationError as error:
+        fields["password"] = list(error.messages)
+    return fields
+
+
+def _first_problem(fields: dict[str, list[str]]) -> str:
+    name, messages = next(iter(fields.items()))
+    return f"{name}: {messages[0]}"
+
+
+def user_register(*, username: str, password: str) -> Registration:
+    """A new user with an API token and a workspace of their own, which they own.
+
+    The username follows Django's rules (letters, digits and @.+-_) and must not be
+    taken in any letter case; the password must pass `AUTH_PASSWORD_VALIDATORS`.
+    """
+    user_model = get_user_model()
+    user = user_model(username=user_model.normalize_username(username))
+    fields = _registration_errors(user, password)
+    if fields:
+        raise InvalidRequest(_first_problem(fields), fields=fields)
+    if user_model.objects.filter(username__iexact=user.username).exists():
+        raise _username_taken(user.username)
+    user.set_password(password)
+    try:
+        with transaction.atomic():
+            user.save()
+            token = Token.objects.create(user=user)
+            name = f"{user.username}'s workspace"
+            try:
+                workspace = workspace_create(name=name, owner=user)
+            except Conflict:  # every slug the name suggests is taken
+                workspace = workspace_create(name=name, owner=user, slug=f"user-{user.pk}")
+    except IntegrityError as error:  # the username was taken between the check and the insert
+        raise _username_taken(user.username) from error
+    return Registration(user=user, token=token.key, workspace=workspace)
+
+
+def token_delete(*, user: AbstractBaseUser | AnonymousUser) -> None:
+    """Sign out: delete the user's API token, so no client can use it any more.
+
+    The next `token_obtain` creates a new one.
+    """
+    if not user.is_authenticated:
+        raise NotAuthenticated()
+    Token.objects.filter(user_id=user.pk).delete()
 
 
 def _slug_taken(slug: str) -> Conflict:

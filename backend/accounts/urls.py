@@ -3,7 +3,9 @@ from django.urls import path
 from accounts import apis
 
 urlpatterns = [
-    path("auth/token/", apis.TokenObtainApi.as_view(), name="auth-token"),
+    path("auth/register/", apis.RegisterApi.as_view(), name="auth-register"),
+    path("auth/token/", apis.TokenApi.as_view(), name="auth-token"),
+    path("auth/me/", apis.MeApi.as_view(), name="auth-me"),
     path("workspaces/", apis.WorkspaceListApi.as_view(), name="workspace-list"),
     path(
         "workspaces/<int:workspace_id>/", apis.WorkspaceDetailApi.as_view(), name="workspace-detail"

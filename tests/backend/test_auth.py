@@ -1,12 +1,16 @@
-"""Token and session authentication; anonymous requests are 401 with a challenge."""
+"""Registering, tokens, sessions, who am I and signing out; anonymous requests are 401."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.backend.factories import PASSWORD, make_user
+from accounts.models import Membership, Role, Workspace
+from tests.backend.factories import PASSWORD, client_for, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -112,3 +116,194 @@ def test_unknown_token_is_401_authentication_failed() -> None:
 
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "authentication-failed"
+
+
+# Registering -------------------------------------------------------------------------
+
+STRONG = "quiet-harbour-lantern"
+
+
+def _register(username: str = "alice", password: str = STRONG, **extra: str) -> Any:
+    body = {"username": username, "password": password, **extra}
+    return APIClient().post("/api/auth/register/", body, format="json")
+
+
+def test_register_creates_the_user_a_token_and_an_owned_workspace() -> None:
+    response = _register("alice")
+
+    assert response.status_code == 201
+    body = response.json()
+    user = User.objects.get(username="alice")
+    assert body == {
+        "token": Token.objects.get(user=user).key,
+        "user": {"id": user.pk, "username": "alice"},
+    }
+    assert user.check_password(STRONG)
+    assert not user.is_staff and not user.is_superuser
+    membership = Membership.objects.select_related("workspace").get(user=user)
+    assert membership.role == Role.OWNER
+    assert membership.workspace.name == "alice's workspace"
+
+
+def test_the_registered_token_works_at_once() -> None:
+    token = _register("alice").json()["token"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+
+    workspaces = client.get("/api/workspaces/").json()
+    created = client.post(
+        "/api/pipelines/", {"workspace": workspaces[0]["id"], "name": "First"}, format="json"
+    )
+
+    assert [w["role"] for w in workspaces] == ["owner"]
+    assert created.status_code == 201
+
+
+def test_the_registered_password_signs_in() -> None:
+    token = _register("alice").json()["token"]
+
+    response = APIClient().post(
+        "/api/auth/token/", {"username": "alice", "password": STRONG}, format="json"
+    )
+
+    assert response.json() == {"token": token}
+
+
+def test_workspace_slugs_of_similar_usernames_do_not_collide() -> None:
+    _register("alice")
+    _register("alice.")
+
+    slugs = sorted(Workspace.objects.values_list("slug", flat=True))
+
+    assert slugs == ["alices-workspace", "alices-workspace-2"]
+
+
+@pytest.mark.parametrize(
+    ("password", "message"),
+    [
+        ("short1", "too short"),
+        ("password123", "too common"),
+        ("83749261054", "entirely numeric"),
+        ("alice1234", "too similar to the username"),
+    ],
+)
+def test_weak_passwords_are_refused_with_the_reason(password: str, message: str) -> None:
+    response = _register("alice", password)
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid-request"
+    assert set(error["fields"]) == {"password"}
+    assert any(message in text for text in error["fields"]["password"])
+    assert error["message"].startswith("password: ")
+    assert not User.objects.exists()
+
+
+def test_a_bad_username_and_password_are_both_named() -> None:
+    response = _register("not a name!", "short")
+
+    error = response.json()["error"]
+    assert response.status_code == 400
+    assert set(error["fields"]) == {"username", "password"}
+    assert "letters, numbers" in error["fields"]["username"][0]
+
+
+@pytest.mark.parametrize("body", [{}, {"username": "alice"}, {"password": STRONG}])
+def test_missing_fields_are_named_on_register(body: dict[str, str]) -> None:
+    response = APIClient().post("/api/auth/register/", body, format="json")
+
+    assert response.status_code == 400
+    assert set(response.json()["error"]["fields"]) == {"username", "password"} - set(body)
+
+
+@pytest.mark.parametrize("taken", ["alice", "Alice", "ALICE"])
+def test_a_taken_username_is_409_in_any_letter_case(taken: str) -> None:
+    make_user(username="alice")
+
+    response = _register(taken)
+
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "username-taken"
+    assert set(error["fields"]) == {"username"}
+    assert User.objects.count() == 1
+    assert not Workspace.objects.exists()
+
+
+def test_register_ignores_a_stale_token() -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+
+    response = client.post(
+        "/api/auth/register/", {"username": "alice", "password": STRONG}, format="json"
+    )
+
+    assert response.status_code == 201
+
+
+def test_sign_in_ignores_a_stale_token() -> None:
+    make_user(username="alice")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+
+    response = client.post(
+        "/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json"
+    )
+
+    assert response.status_code == 200
+
+
+# Who am I, and signing out ------------------------------------------------------------
+
+
+def test_me_is_the_signed_in_user() -> None:
+    user = make_user(username="alice")
+
+    response = client_for(user).get("/api/auth/me/")
+
+    assert response.status_code == 200
+    assert response.json() == {"id": user.pk, "username": "alice"}
+
+
+def test_me_with_a_session() -> None:
+    user = make_user(username="alice")
+    client = APIClient()
+    assert client.login(username="alice", password=PASSWORD)
+
+    assert client.get("/api/auth/me/").json() == {"id": user.pk, "username": "alice"}
+
+
+def test_sign_out_deletes_the_token() -> None:
+    user = make_user(username="alice")
+    client = client_for(user)
+
+    response = client.delete("/api/auth/token/")
+
+    assert response.status_code == 204
+    assert response.content == b""
+    assert not Token.objects.filter(user=user).exists()
+    again = client.get("/api/auth/me/")
+    assert again.status_code == 401
+    assert again.json()["error"]["code"] == "authentication-failed"
+
+
+def test_signing_in_after_signing_out_gives_a_new_token() -> None:
+    user = make_user(username="alice")
+    client = client_for(user)
+    old = Token.objects.get(user=user).key
+    client.delete("/api/auth/token/")
+
+    response = APIClient().post(
+        "/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json"
+    )
+
+    assert response.json()["token"] != old
+
+
+def test_sign_out_leaves_other_users_signed_in() -> None:
+    alice, bob = make_user(username="alice"), make_user(username="bob")
+    bobs_client = client_for(bob)
+
+    client_for(alice).delete("/api/auth/token/")
+
+    assert bobs_client.get("/api/auth/me/").status_code == 200

@@ -1,6 +1,7 @@
 """Every REST endpoint x every role: anonymous 401, non-member 404, too low a role 403.
 
-Each row names the least role the action needs (`auth`: any signed-in user) and
+Each row names the least role the action needs (`auth`: any signed-in user,
+`public`: anyone, signed in or not) and
 the status it answers when allowed; the expected status for each role follows
 from the rule the issue sets, and the test checks both the status and that
 every refusal is in the one error shape.
@@ -8,17 +9,26 @@ every refusal is in the one error shape.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from tests.backend.factories import ROLES, Team, make_document, make_team, make_user
+from tests.backend.factories import (
+    PASSWORD,
+    ROLES,
+    Team,
+    make_document,
+    make_team,
+    make_user,
+)
 
 pytestmark = pytest.mark.django_db
 
 RANK = {"viewer": 0, "editor": 1, "owner": 2}
+_newcomers = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,24 @@ def _p(team: Team) -> str:
 
 
 ENDPOINTS = [
+    Endpoint(
+        "register",
+        "post",
+        lambda t: "/api/auth/register/",
+        "public",
+        201,
+        lambda t: {"username": f"newcomer{next(_newcomers)}", "password": "quiet-harbour-lantern"},
+    ),
+    Endpoint(
+        "sign in",
+        "post",
+        lambda t: "/api/auth/token/",
+        "public",
+        200,
+        lambda t: {"username": t.owner.username, "password": PASSWORD},
+    ),
+    Endpoint("me", "get", lambda t: "/api/auth/me/", "auth", 200),
+    Endpoint("sign out", "delete", lambda t: "/api/auth/token/", "auth", 204),
     Endpoint("workspaces list", "get", lambda t: "/api/workspaces/", "auth", 200),
     Endpoint(
         "workspaces create",
@@ -127,6 +155,8 @@ ENDPOINTS = [
 
 
 def expected_status(endpoint: Endpoint, role: str) -> int:
+    if endpoint.minimum == "public":
+        return endpoint.success
     if role == "anonymous":
         return 401
     if endpoint.minimum == "auth":

@@ -11,7 +11,9 @@ from rest_framework.test import APIClient
 pytestmark = pytest.mark.django_db
 
 PATHS = {
+    "/api/auth/register/",
     "/api/auth/token/",
+    "/api/auth/me/",
     "/api/workspaces/",
     "/api/workspaces/{workspace_id}/",
     "/api/workspaces/{workspace_id}/members/",
