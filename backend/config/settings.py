@@ -170,6 +170,9 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# The built browser app (`npm run build`), served at `/` by `config/frontend.py`.
+FRONTEND_DIST_DIR = Path(os.environ.get("FRONTEND_DIST_DIR", str(REPO_ROOT / "frontend" / "dist")))
+
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 

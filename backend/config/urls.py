@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config import frontend
 from pipelines import apis
 
 api_urlpatterns: list[URLPattern | URLResolver] = [
@@ -19,4 +20,8 @@ api_urlpatterns: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_urlpatterns)),
+    # The browser app: its bundles, and its page for every other path (deep links) except
+    # those of the API, the admin, websockets and Django's static files.
+    re_path(r"^assets/(?P<path>.+)$", frontend.asset, name="frontend-asset"),
+    re_path(r"^(?!(?:api|admin|assets|ws|static)(?:/|$))(?P<path>.*)$", frontend.app, name="app"),
 ]
