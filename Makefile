@@ -9,20 +9,27 @@ TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
 INSTALLED := $(VENV)/.installed
 NODE_STAMP := node_modules/.package-lock.json
+# The built browser app; its stamp lives inside the build, so a removed build is rebuilt.
+FRONTEND_STAMP := frontend/dist/.built
+# Folders too: removing a file changes its folder's time.
+FRONTEND_SOURCES := $(shell find frontend/src frontend/public 2>/dev/null) \
+	$(wildcard frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json package-lock.json)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help install run test lint fmt bench clean
+.PHONY: help install build run test lint fmt bench clean
 
 help:
 	@echo "StreamGraph Studio"
 	@echo ""
-	@echo "  make run     install dependencies, migrate, serve http://127.0.0.1:$(PORT) (HTTP, websockets, Celery worker)"
+	@echo "  make run     install dependencies, build the app if its sources changed, migrate,"
+	@echo "              serve http://127.0.0.1:$(PORT) (app, API, websockets, Celery worker)"
+	@echo "  make build   build the browser app into frontend/dist if its sources changed"
 	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and PostgreSQL)"
 	@echo "  make bench   compiler and co-editing benchmarks (print figures)"
 	@echo "  make lint    ruff check and format check"
 	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
-	@echo "  make clean   remove .venv, node_modules and var"
+	@echo "  make clean   remove .venv, node_modules, var and frontend/dist"
 	@echo ""
 	@echo "Variables: PORT=$(PORT) TEST_POSTGRES_URL=$(TEST_POSTGRES_URL)"
 
@@ -41,7 +48,13 @@ $(NODE_STAMP): package.json $(wildcard package-lock.json)
 	if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 	touch $@
 
-run: $(INSTALLED) $(NODE_STAMP)
+$(FRONTEND_STAMP): $(NODE_STAMP) $(FRONTEND_SOURCES)
+	npm run build
+	touch $@
+
+build: $(FRONTEND_STAMP)
+
+run: $(INSTALLED) $(FRONTEND_STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py serve --port $(PORT)
 
@@ -72,4 +85,4 @@ bench: $(INSTALLED)
 	PYTHONPATH=backend $(PY) -m benchmarks.coediting_bench
 
 clean:
-	rm -rf $(VENV) node_modules var
+	rm -rf $(VENV) node_modules var frontend/dist
