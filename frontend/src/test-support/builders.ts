@@ -79,6 +79,93 @@ export function planOf(document: StreamGraphDocument): LivePlan {
   };
 }
 
+/**
+ * A `liveplan/v1` plan with the given chains (node ids, head first, listed in
+ * topological order): one vertex per chain, a JobEdge for every stream edge
+ * between two chains (HASH and the other all-to-all partitioners ALL_TO_ALL,
+ * FORWARD and RESCALE POINTWISE), edges inside a chain chained.
+ */
+export function chainedPlan(
+  document: StreamGraphDocument,
+  chains: readonly (readonly number[])[],
+  parallelism = 2,
+): LivePlan {
+  const vertexId = (index: number): string => (index + 1).toString(16).padStart(32, "0");
+  const chainOf = new Map<number, number>();
+  chains.forEach((chain, index) => {
+    for (const node of chain) {
+      chainOf.set(node, index);
+    }
+  });
+  const edges = document.edges ?? [];
+  const vertices: Record<string, LivePlan["vertices"][string]> = {};
+  chains.forEach((chain, index) => {
+    const head = chain[0] ?? 0;
+    vertices[vertexId(index)] = {
+      name: chain
+        .map((id) => document.nodes.find((node) => node.id === id)?.name ?? String(id))
+        .join(" -> "),
+      head,
+      nodes: [...chain].reverse(),
+      chainedSources: [],
+      parallelism,
+      maxParallelism: 128,
+      slotSharingGroup: 0,
+      slotSharingGroupName: "default",
+      inputs: edges.flatMap((edge, edgeIndex) => {
+        const from = chainOf.get(edge.source);
+        if (edge.target !== head || from === undefined || from === index) {
+          return [];
+        }
+        const pointwise = edge.partitioner === "FORWARD" || edge.partitioner === "RESCALE";
+        return [
+          {
+            producer: vertexId(from),
+            dataSet: `${vertexId(from).slice(0, 24)}${edgeIndex.toString(16).padStart(8, "d")}`,
+            shipStrategy: edge.partitioner,
+            distributionPattern: pointwise ? "POINTWISE" : "ALL_TO_ALL",
+            resultPartitionType: "PIPELINED_BOUNDED",
+            edge: edgeIndex,
+          },
+        ];
+      }),
+    };
+  });
+  return {
+    format: "liveplan/v1",
+    ok: true,
+    summary: {
+      jobType: "STREAMING",
+      vertexCount: chains.length,
+      vertexOrder: chains.map((_, index) => vertexId(index)),
+      slotsRequired: parallelism,
+      totalSubtasks: parallelism * chains.length,
+      slotSharingGroups: [{ index: 0, name: "default", slots: parallelism }],
+    },
+    diagnostics: [],
+    nodes: Object.fromEntries(
+      document.nodes.map((node) => [
+        String(node.id),
+        {
+          operatorId: node.id.toString(16).padStart(32, "a"),
+          userDefinedId: null,
+          vertex: vertexId(chainOf.get(node.id) ?? 0),
+          hashBasis: `node ${node.id}`,
+        },
+      ]),
+    ),
+    vertices,
+    edges: Object.fromEntries(
+      edges.map((edge, index) => [
+        String(index),
+        chainOf.get(edge.source) === chainOf.get(edge.target)
+          ? { chained: true, chainedSource: false, reasons: [] }
+          : { chained: false, chainedSource: false, reasons: ["not in the same chain"] },
+      ]),
+    ),
+  };
+}
+
 export function presenceEntry(clientId: string, username = "ada"): PresenceEntry {
   return {
     clientId,
