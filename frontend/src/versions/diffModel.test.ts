@@ -1,0 +1,209 @@
+import { readFileSync } from "node:fs";
+
+import { describe, expect, it } from "vitest";
+
+import type { PlanDiff } from "../api/resources";
+import type { StreamGraphDocument } from "../graph/streamgraph";
+import { diffGraph, savepointVerdict, valueText } from "./diffModel";
+
+/**
+ * Two versions of a pipeline and the `plandiff/v1` the server computed for them
+ * (`compiler.diff.diff_documents`): a node renamed and rescaled, one removed,
+ * one added, an edge's partitioner changed, a keyed reduce losing its state.
+ */
+const recorded = JSON.parse(
+  readFileSync(new URL("./testdata/clicks.plandiff.json", import.meta.url), "utf8"),
+) as { old: StreamGraphDocument; new: StreamGraphDocument; diff: PlanDiff };
+
+function changes(items: readonly { id: string; change: string }[]): Record<string, string> {
+  return Object.fromEntries(items.map((item) => [item.id, item.change]));
+}
+
+describe("the diff graph", () => {
+  it("classifies every node, drawing removed ones from the old version", () => {
+    const graph = diffGraph(recorded.old, recorded.new, recorded.diff);
+    expect(changes(graph.nodes)).toEqual({
+      "1": "unchanged",
+      "2": "changed",
+      "3": "unchanged",
+      "4": "unchanged",
+      "6": "added",
+      "5": "removed",
+    });
+    const removed = graph.nodes.find((node) => node.id === "5");
+    expect(removed?.node.name).toBe("Filter");
+    expect(removed?.position).toEqual({ x: 440, y: 100 });
+    expect(graph.nodes.find((node) => node.id === "2")?.fields.map((f) => f.field)).toEqual([
+      "name",
+      "parallelism",
+    ]);
+  });
+
+  it("classifies every edge by its key", () => {
+    const graph = diffGraph(recorded.old, recorded.new, recorded.diff);
+    expect(changes(graph.edges)).toEqual({
+      "1-2-0-0": "changed",
+      "2-3-0-0": "added",
+      "3-4-0-0": "unchanged",
+      "3-6-0-0": "added",
+      "2-5-0-0": "removed",
+      "5-3-0-0": "removed",
+    });
+    expect(graph.edges[0]?.fields).toEqual([
+      { field: "partitioner", old: "FORWARD", new: "REBALANCE" },
+    ]);
+    expect(graph.counts).toEqual({ added: 3, removed: 3, changed: 2, unchanged: 4 });
+  });
+
+  it("gives stateful operators their savepoint verdict", () => {
+    const graph = diffGraph(recorded.old, recorded.new, recorded.diff);
+    const verdicts = Object.fromEntries(
+      graph.nodes.map((node) => [node.id, node.savepoint?.verdict ?? null]),
+    );
+    expect(verdicts).toEqual({
+      "1": "kept",
+      "2": null,
+      "3": "lost",
+      "4": null,
+      "6": "new",
+      "5": null,
+    });
+  });
+
+  it("tells apart parallel edges with the same ends", () => {
+    const edge = { source: 1, target: 2, partitioner: "REBALANCE" } as const;
+    const before: StreamGraphDocument = {
+      format: "streamgraph/v1",
+      name: "twins",
+      nodes: [
+        { id: 1, name: "Source" },
+        { id: 2, name: "Union" },
+      ],
+      edges: [edge, edge],
+    };
+    const after: StreamGraphDocument = {
+      ...before,
+      edges: [edge, { ...edge, partitioner: "SHUFFLE" }],
+    };
+    const diff: PlanDiff = {
+      ...recorded.diff,
+      streamGraph: {
+        config: [],
+        nodes: { added: [], removed: [], changed: [] },
+        edges: {
+          added: [],
+          removed: [],
+          changed: [
+            {
+              source: 1,
+              target: 2,
+              typeNumber: 0,
+              partitioner: "SHUFFLE",
+              fields: [{ field: "partitioner", old: "REBALANCE", new: "SHUFFLE" }],
+            },
+          ],
+        },
+      },
+    };
+    expect(changes(diffGraph(before, after, diff).edges)).toEqual({
+      "1-2-0-0": "unchanged",
+      "1-2-0-1": "changed",
+    });
+  });
+});
+
+describe("the savepoint verdict", () => {
+  it("counts the operators that would lose their state", () => {
+    const verdict = savepointVerdict(recorded.diff, 1, 2);
+    expect(verdict.tone).toBe("lost");
+    expect(verdict.title).toBe("1 operator would lose its state");
+    expect(verdict.details).toContain(
+      "Stateful operators: 1 keeps its state, 1 loses it, 1 is new.",
+    );
+  });
+
+  it("says a compatible savepoint restores", () => {
+    const savepoint = recorded.diff.savepoint;
+    if (savepoint === null) {
+      throw new Error("the recorded diff has a savepoint verdict");
+    }
+    const diff: PlanDiff = {
+      ...recorded.diff,
+      savepoint: {
+        compatible: true,
+        summary: { kept: 2, lost: 0, new: 0 },
+        operators: savepoint.operators.filter((op) => op.verdict === "kept"),
+      },
+    };
+    const verdict = savepointVerdict(diff, 1, "working");
+    expect(verdict).toEqual({
+      tone: "ok",
+      title: "A savepoint of version 1 restores into the working copy",
+      details: ["Stateful operators: 2 keep their state."],
+    });
+  });
+
+  it("warns when max parallelism changes under keyed state", () => {
+    const execution = recorded.diff.executionGraph;
+    if (execution === null) {
+      throw new Error("the recorded diff has an ExecutionGraph part");
+    }
+    const vertex = execution.vertices[0];
+    if (vertex === undefined) {
+      throw new Error("the recorded diff rescales a vertex");
+    }
+    const diff: PlanDiff = {
+      ...recorded.diff,
+      executionGraph: {
+        ...execution,
+        vertices: [{ ...vertex, maxParallelism: { old: 128, new: 256 }, movedKeyGroups: null }],
+      },
+      savepoint: { compatible: true, summary: { kept: 0, lost: 0, new: 0 }, operators: [] },
+    };
+    const verdict = savepointVerdict(diff, 2, 3);
+    expect(verdict.tone).toBe("warning");
+    expect(verdict.details).toEqual([
+      "No stateful operators: there is no state to restore.",
+      "The max parallelism of Parse clicks changes (128 → 256): Flink refuses to restore its keyed state.",
+    ]);
+  });
+
+  it("cannot judge a version with errors", () => {
+    const diff: PlanDiff = {
+      ...recorded.diff,
+      jobGraph: null,
+      executionGraph: null,
+      savepoint: null,
+      diagnostics: {
+        old: [],
+        new: [
+          {
+            code: "graph.cycle",
+            severity: "error",
+            message: "cycle",
+            node: 2,
+            edge: null,
+            field: null,
+          },
+        ],
+      },
+    };
+    expect(savepointVerdict(diff, 1, "working")).toEqual({
+      tone: "unknown",
+      title: "Savepoint compatibility cannot be worked out",
+      details: ["The working copy has errors: both versions must compile."],
+    });
+  });
+});
+
+describe("values", () => {
+  it.each([
+    [null, "(not set)"],
+    [4, "4"],
+    ["Parse", "Parse"],
+    [{ fn: "x" }, '{"fn":"x"}'],
+    ["x".repeat(100), `${"x".repeat(59)}…`],
+  ])("%j reads %s", (value, text) => {
+    expect(valueText(value)).toBe(text);
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * What the diff page draws and says, from the two documents and the server's
+ * `plandiff/v1`: every node and edge of the new version plus the removed ones
+ * of the old version (drawn where they were, ghosted), each classified as
+ * added, removed, changed or unchanged; and the savepoint verdict in words.
+ *
+ * Edges are keyed as the server keys them (source, target, typeNumber and
+ * the ordinal among edges with those three), so added and removed edges are
+ * exactly the keys one document has and the other lacks.
+ */
+
+import type { FieldChange, PlanDiff, SavepointOperator, VersionRef } from "../api/resources";
+import { toCanvas, type CanvasPosition } from "../graph/canvas";
+import { jsonEqual, type JsonValue } from "../graph/json";
+import type { StreamEdge, StreamGraphDocument, StreamNode } from "../graph/streamgraph";
+import { versionLabel } from "./history";
+
+export type ChangeKind = "added" | "removed" | "changed" | "unchanged";
+
+export interface DiffNode {
+  readonly id: string;
+  readonly node: StreamNode;
+  readonly position: CanvasPosition;
+  readonly change: ChangeKind;
+  readonly fields: readonly FieldChange[];
+  /** The savepoint verdict of a stateful operator. */
+  readonly savepoint: SavepointOperator | null;
+}
+
+export interface DiffEdge {
+  /** The canvas edge id (`source-target-typeNumber-k`). */
+  readonly id: string;
+  readonly source: string;
+  readonly target: string;
+  readonly edge: StreamEdge;
+  readonly change: ChangeKind;
+  readonly fields: readonly FieldChange[];
+}
+
+export interface DiffGraph {
+  readonly nodes: readonly DiffNode[];
+  readonly edges: readonly DiffEdge[];
+  readonly counts: Readonly<Record<ChangeKind, number>>;
+}
+
+function fieldValue(element: object, field: string): JsonValue {
+  const value = (element as Record<string, JsonValue | undefined>)[field];
+  return value ?? null;
+}
+
+/** Whether `changes` describe the step from `before` to `after`. */
+function describes(changes: readonly FieldChange[], before: object, after: object): boolean {
+  return changes.every(
+    (change) =>
+      jsonEqual(fieldValue(before, change.field), change.old) &&
+      jsonEqual(fieldValue(after, change.field), change.new),
+  );
+}
+
+/**
+ * The field changes of each edge both documents have, by canvas id. The server
+ * lists changed edges in the new edge-list order without their ordinal; an
+ * entry goes to the first edge left with its source, target and typeNumber
+ * whose values it describes.
+ */
+function changedEdges(
+  oldEdges: ReadonlyMap<string, StreamEdge>,
+  newEdges: readonly { id: string; edge: StreamEdge; key: readonly number[] }[],
+  diff: PlanDiff,
+): Map<string, readonly FieldChange[]> {
+  const result = new Map<string, readonly FieldChange[]>();
+  for (const entry of diff.streamGraph.edges.changed) {
+    const match = newEdges.find(
+      ({ id, edge, key }) =>
+        !result.has(id) &&
+        key[0] === entry.source &&
+        key[1] === entry.target &&
+        key[2] === entry.typeNumber &&
+        oldEdges.has(id) &&
+        describes(entry.fields, oldEdges.get(id) ?? {}, edge),
+    );
+    if (match !== undefined) {
+      result.set(match.id, entry.fields);
+    }
+  }
+  return result;
+}
+
+function countOf(items: readonly { change: ChangeKind }[]): Record<ChangeKind, number> {
+  const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0, unchanged: 0 };
+  for (const item of items) {
+    counts[item.change] += 1;
+  }
+  return counts;
+}
+
+/** The new version's graph with the old version's removed elements, each classified. */
+export function diffGraph(
+  before: StreamGraphDocument,
+  after: StreamGraphDocument,
+  diff: PlanDiff,
+): DiffGraph {
+  const oldCanvas = toCanvas(before);
+  const newCanvas = toCanvas(after);
+  const added = new Set(diff.streamGraph.nodes.added);
+  const removed = new Set(diff.streamGraph.nodes.removed);
+  const changed = new Map(
+    diff.streamGraph.nodes.changed.map((entry) => [entry.node, entry.fields]),
+  );
+  const savepoint = new Map(diff.savepoint?.operators.map((entry) => [entry.node, entry]) ?? []);
+
+  const nodes: DiffNode[] = newCanvas.nodes.map((item) => {
+    const id = item.data.node.id;
+    const fields = changed.get(id) ?? [];
+    return {
+      id: item.id,
+      node: item.data.node,
+      position: item.position,
+      change: added.has(id) ? "added" : fields.length > 0 ? "changed" : "unchanged",
+      fields,
+      savepoint: savepoint.get(id) ?? null,
+    };
+  });
+  for (const item of oldCanvas.nodes) {
+    if (removed.has(item.data.node.id)) {
+      nodes.push({
+        id: item.id,
+        node: item.data.node,
+        position: item.position,
+        change: "removed",
+        fields: [],
+        savepoint: savepoint.get(item.data.node.id) ?? null,
+      });
+    }
+  }
+
+  const oldEdges = new Map(oldCanvas.edges.map((item) => [item.id, item.data.edge]));
+  const newIds = new Set(newCanvas.edges.map((item) => item.id));
+  const edgeChanges = changedEdges(
+    oldEdges,
+    newCanvas.edges.map((item) => ({ id: item.id, edge: item.data.edge, key: item.data.key })),
+    diff,
+  );
+  const edges: DiffEdge[] = newCanvas.edges.map((item) => {
+    const fields = edgeChanges.get(item.id) ?? [];
+    return {
+      id: item.id,
+      source: item.source,
+      target: item.target,
+      edge: item.data.edge,
+      change: !oldEdges.has(item.id) ? "added" : fields.length > 0 ? "changed" : "unchanged",
+      fields,
+    };
+  });
+  for (const item of oldCanvas.edges) {
+    if (!newIds.has(item.id)) {
+      edges.push({
+        id: item.id,
+        source: item.source,
+        target: item.target,
+        edge: item.data.edge,
+        change: "removed",
+        fields: [],
+      });
+    }
+  }
+  return { nodes, edges, counts: countOf([...nodes, ...edges]) };
+}
+
+export type VerdictTone = "ok" | "warning" | "lost" | "unknown";
+
+export interface Verdict {
+  readonly tone: VerdictTone;
+  readonly title: string;
+  readonly details: readonly string[];
+}
+
+function hasErrors(diagnostics: PlanDiff["diagnostics"]["old"]): boolean {
+  return diagnostics.some((d) => d.severity === "error");
+}
+
+/** The savepoint verdict of restoring a savepoint of `from` into `to`, in words. */
+export function savepointVerdict(diff: PlanDiff, from: VersionRef, to: VersionRef): Verdict {
+  const savepoint = diff.savepoint;
+  if (savepoint === null) {
+    const broken = [
+      ...(hasErrors(diff.diagnostics.old) ? [versionLabel(from)] : []),
+      ...(hasErrors(diff.diagnostics.new) ? [versionLabel(to)] : []),
+    ];
+    return {
+      tone: "unknown",
+      title: "Savepoint compatibility cannot be worked out",
+      details: [
+        broken.length > 0
+          ? `${capitalised(broken.join(" and "))} ${broken.length > 1 ? "have" : "has"} errors: both versions must compile.`
+          : "Both versions must compile.",
+      ],
+    };
+  }
+  const { kept, lost } = savepoint.summary;
+  const counts = stateCounts(kept, lost, savepoint.summary.new);
+  const maxChanges = (diff.executionGraph?.vertices ?? []).filter((v) => v.movedKeyGroups === null);
+  const keyed = maxChanges.map(
+    (v) =>
+      `The max parallelism of ${v.vertex.name} changes (${v.maxParallelism.old} → ${v.maxParallelism.new}): Flink refuses to restore its keyed state.`,
+  );
+  if (savepoint.compatible) {
+    return {
+      tone: keyed.length > 0 ? "warning" : "ok",
+      title: `A savepoint of ${versionLabel(from)} restores into ${versionLabel(to)}`,
+      details: [`${counts}.`, ...keyed],
+    };
+  }
+  return {
+    tone: "lost",
+    title: `${lost} operator${lost === 1 ? " would lose its" : "s would lose their"} state`,
+    details: [
+      `A savepoint of ${versionLabel(from)} restores into ${versionLabel(to)} only with --allowNonRestoredState, which drops that state.`,
+      `${counts}.`,
+      ...keyed,
+    ],
+  };
+}
+
+function stateCounts(kept: number, lost: number, fresh: number): string {
+  const parts = [
+    kept === 0 ? null : `${kept} keep${kept === 1 ? "s its" : " their"} state`,
+    lost === 0 ? null : `${lost} lose${lost === 1 ? "s" : ""} it`,
+    fresh === 0 ? null : `${fresh} ${fresh === 1 ? "is" : "are"} new`,
+  ].filter((part) => part !== null);
+  return parts.length === 0
+    ? "No stateful operators: there is no state to restore"
+    : `Stateful operators: ${parts.join(", ")}`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A field value in a change list: `(not set)` for null, JSON otherwise, cut at `limit`. */
+export function valueText(value: JsonValue, limit = 60): string {
+  if (value === null) {
+    return "(not set)";
+  }
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
