@@ -396,7 +396,9 @@ class _Checker:
         if name in _FUNCTIONS_SET:
             return
         if name in _FORBIDDEN_NAMES:
-            raise self.error(node, f"'{name}' is not allowed in expressions")
+            raise self.error(
+                node, f"'{name}' is not allowed in expressions; {self.describe_variables()}"
+            )
         raise self.error(node, f"unknown name '{name}'; {self.describe_variables()}")
 
     def describe_variables(self) -> str:

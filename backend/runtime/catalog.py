@@ -1,0 +1,1004 @@
+"""The operator catalog: every kind the runtime runs, its parameters, and what stops a run.
+
+`CATALOG` maps an operator kind (a node's `operator`) to its `OperatorSpec`. Kinds
+follow the `operator` names of the Flink-produced fixtures, so imported PyFlink
+pipelines run; kinds that exist only for them are kept out of the palette
+(`palette=False`). `catalog_document()` is the `catalog/v1` JSON the editor reads.
+
+`runnability(document)` lists every parameter and graph-shape problem that would stop
+a run, as compiler `Diagnostic`s with node or edge and field. The editor calls it on
+every edit of documents of thousands of operators, so it is one pass over nodes and
+edges, expressions come from the compile cache, and it never raises: what it cannot
+read it skips (the document's structure is the compiler's to report).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from compiler.diagnostics import Diagnostic, Location, Severity
+from runtime.expressions import Expression, ExpressionError, compile_expression
+
+FORMAT = "catalog/v1"
+
+
+class Category(Enum):
+    SOURCE = "source"
+    TRANSFORM = "transform"
+    KEYED = "keyed"
+    WINDOW = "window"
+    MULTI_INPUT = "multi-input"
+    SINK = "sink"
+
+
+class ParamType(Enum):
+    EXPRESSION = "expression"
+    STRING = "string"
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    ENUM = "enum"
+    VALUES = "values"
+    """A JSON list."""
+    PATH = "path"
+    """Relative to the data folder; never absolute, never `..`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec:
+    name: str
+    label: str
+    type: ParamType
+    required: bool = False
+    default: Any = None
+    """What the editor puts into a new operator (a JSON value); None: nothing."""
+    choices: tuple[str, ...] | None = None
+    help: str = ""
+    variables: tuple[str, ...] = ()
+    """The variables of an expression parameter."""
+    minimum: int | None = None
+    """Smallest allowed value of an integer parameter."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "type": self.type.value,
+            "required": self.required,
+            "default": self.default,
+            "choices": list(self.choices) if self.choices is not None else None,
+            "help": self.help,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorSpec:
+    kind: str
+    label: str
+    category: Category
+    description: str
+    inputs: int
+    """0 (a source), 1, or 2 (typeNumber 1 and 2)."""
+    keyed: bool
+    """Every input edge must be HASH with a `key` (the key is available to the logic)."""
+    name: str
+    """Flink's default node name."""
+    chaining_strategy: str
+    factory: str
+    params: tuple[ParamSpec, ...] = ()
+    palette: bool = True
+    """False for kinds that exist only so imported PyFlink pipelines run."""
+
+    @property
+    def is_sink(self) -> bool:
+        return self.category is Category.SINK
+
+    def param(self, name: str) -> ParamSpec:
+        return next(p for p in self.params if p.name == name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "label": self.label,
+            "category": self.category.value,
+            "description": self.description,
+            "inputs": self.inputs,
+            "keyed": self.keyed,
+            "palette": self.palette,
+            "defaults": {
+                "name": self.name,
+                "chainingStrategy": self.chaining_strategy,
+                "factory": self.factory,
+            },
+            "params": [param.to_json() for param in self.params],
+        }
+
+
+# --- parameters shared by several kinds -------------------------------------------------
+
+_X = ("x",)
+_AB = ("a", "b")
+
+
+def _expr(
+    name: str,
+    label: str,
+    variables: tuple[str, ...],
+    default: str | None,
+    help: str,
+    *,
+    required: bool = True,
+) -> ParamSpec:
+    return ParamSpec(
+        name, label, ParamType.EXPRESSION, required, default, None, help, variables=variables
+    )
+
+
+def _path(help: str) -> ParamSpec:
+    return ParamSpec("path", "Path", ParamType.PATH, True, None, None, help)
+
+
+ASSIGNERS = (
+    "tumbling_event_time",
+    "sliding_event_time",
+    "event_time_session",
+    "tumbling_processing_time",
+    "sliding_processing_time",
+    "processing_time_session",
+    "count_tumbling",
+    "count_sliding",
+)
+"""Window assigners: Flink's TumblingEventTimeWindows ... and countWindow(size[, slide])."""
+
+_EVENT_TIME = frozenset({"tumbling_event_time", "sliding_event_time", "event_time_session"})
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "tumbling_event_time": ("sizeMs", "timestamp"),
+    "sliding_event_time": ("sizeMs", "slideMs", "timestamp"),
+    "event_time_session": ("gapMs", "timestamp"),
+    "tumbling_processing_time": ("sizeMs",),
+    "sliding_processing_time": ("sizeMs", "slideMs"),
+    "processing_time_session": ("gapMs",),
+    "count_tumbling": ("size",),
+    "count_sliding": ("size", "slide"),
+}
+"""The window parameters each assigner needs."""
+
+_WINDOW_PARAMS = (
+    ParamSpec(
+        "assigner",
+        "Windows",
+        ParamType.ENUM,
+        True,
+        "tumbling_event_time",
+        ASSIGNERS,
+        "How records are grouped into windows. Event time comes from Timestamp; "
+        "processing time is the clock when the record is processed; count windows fire "
+        "every Size (or Slide) records of a key.",
+    ),
+    ParamSpec(
+        "sizeMs", "Size (ms)", ParamType.INTEGER, False, 1000, None,
+        "Window length in milliseconds (tumbling and sliding time windows).", minimum=1,
+    ),
+    ParamSpec(
+        "slideMs", "Slide (ms)", ParamType.INTEGER, False, None, None,
+        "How far each sliding time window starts after the previous one.", minimum=1,
+    ),
+    ParamSpec(
+        "gapMs", "Gap (ms)", ParamType.INTEGER, False, None, None,
+        "Session windows: a key's session ends after this much time without records.",
+        minimum=1,
+    ),
+    ParamSpec(
+        "size", "Size (records)", ParamType.INTEGER, False, None, None,
+        "Count windows: records per window.", minimum=1,
+    ),
+    ParamSpec(
+        "slide", "Slide (records)", ParamType.INTEGER, False, None, None,
+        "Sliding count windows: fire every this many records with the last Size ones.",
+        minimum=1,
+    ),
+    _expr(
+        "timestamp", "Timestamp", _X, "x",
+        "Event-time assigners: the record's event time in milliseconds, e.g. x['ts'].",
+        required=False,
+    ),
+)  # fmt: skip
+
+_FOLD_PARAMS = (
+    _expr("zero", "Initial accumulator", (), "0", "The accumulator before the first record."),
+    _expr("add", "Add", ("acc", "x"), "acc + 1", "The accumulator after record x."),
+    _expr("result", "Result", ("acc",), "acc", "What is emitted from the accumulator."),
+)
+
+
+def _window_kinds(prefix: str, keyed: bool) -> list[OperatorSpec]:
+    scope = "per key and window" if keyed else "per window, over all records"
+    window_fn_vars = ("key", "values", "window") if keyed else ("values", "window")
+    example = "(key, len(values))" if keyed else "len(values)"
+    window_help = (
+        "One record per window (None: nothing). values: the window's records in arrival "
+        "order; window: (start, end) in ms, or the records' positions for count windows."
+    )
+    category = Category.WINDOW
+    common = {"category": category, "inputs": 1, "keyed": keyed}
+    name = "TumblingEventTimeWindows"
+    kinds = [
+        OperatorSpec(
+            kind=f"{prefix}.reduce",
+            label="Window Reduce" if keyed else "Window All Reduce",
+            description=f"Reduces the records {scope} with a function of a, b.",
+            name=name,
+            chaining_strategy="ALWAYS",
+            factory="OPERATOR",
+            params=(
+                *_WINDOW_PARAMS,
+                _expr("fn", "Reduce", _AB, "a + b", "Combines two records into one."),
+            ),
+            **common,  # type: ignore[arg-type]
+        ),
+        OperatorSpec(
+            kind=f"{prefix}.aggregate",
+            label="Window Aggregate" if keyed else "Window All Aggregate",
+            description=f"Folds the records {scope} into an accumulator.",
+            name=name,
+            chaining_strategy="ALWAYS",
+            factory="OPERATOR",
+            params=(*_WINDOW_PARAMS, *_FOLD_PARAMS),
+            **common,  # type: ignore[arg-type]
+        ),
+        OperatorSpec(
+            kind=f"{prefix}.process",
+            label="Window Process" if keyed else "Window All Process",
+            description=f"Computes one record {scope} from all of its records.",
+            name=name,
+            chaining_strategy="ALWAYS",
+            factory="OPERATOR",
+            params=(*_WINDOW_PARAMS, _expr("fn", "Function", window_fn_vars, example, window_help)),
+            **common,  # type: ignore[arg-type]
+        ),
+    ]
+    if keyed:  # Flink's WindowFunction: the same as a process window function here
+        kinds.append(
+            OperatorSpec(
+                kind=f"{prefix}.apply",
+                label="Window Apply",
+                description=f"Computes one record {scope} from all of its records.",
+                name=name,
+                chaining_strategy="ALWAYS",
+                factory="OPERATOR",
+                params=kinds[-1].params,
+                palette=False,
+                **common,  # type: ignore[arg-type]
+            )
+        )
+    return kinds
+
+
+def _spec(
+    kind: str,
+    label: str,
+    category: Category,
+    description: str,
+    *params: ParamSpec,
+    inputs: int = 1,
+    keyed: bool = False,
+    name: str,
+    strategy: str = "ALWAYS",
+    factory: str = "OPERATOR",
+    palette: bool = True,
+) -> OperatorSpec:
+    return OperatorSpec(
+        kind, label, category, description, inputs, keyed, name, strategy, factory, params, palette
+    )
+
+
+_SOURCE = Category.SOURCE
+_TRANSFORM = Category.TRANSFORM
+_KEYED = Category.KEYED
+_TWO = Category.MULTI_INPUT
+_SINK = Category.SINK
+_FIELD = ParamSpec(
+    "field",
+    "Field",
+    ParamType.STRING,
+    False,
+    None,
+    None,
+    "Position (0, 1, ...) in tuple records or name in dict records; empty: the record itself.",
+)
+_DELIMITER = ParamSpec("delimiter", "Delimiter", ParamType.STRING, False, ",", None, "")
+_HEADER = ParamSpec(
+    "header", "Header row", ParamType.BOOLEAN, False, True, None,
+    "Reading: the first row names the fields and records are dicts (else tuples of "
+    "strings). Writing: a header row from the first dict record's keys.",
+)  # fmt: skip
+
+_SPECS: list[OperatorSpec] = [
+    # Sources: bounded, split over their subtasks.
+    _spec(
+        "source.sequence", "Sequence", _SOURCE,
+        "The numbers from From to To (both included), split over the subtasks like "
+        "Flink's NumberSequenceSource.",
+        ParamSpec("from", "From", ParamType.INTEGER, True, 1, None, "First number."),
+        ParamSpec("to", "To", ParamType.INTEGER, True, 1000, None, "Last number (included)."),
+        inputs=0, name="Source: Sequence", factory="SOURCE",
+    ),
+    _spec(
+        "source.generator", "Generator", _SOURCE,
+        "Count records computed from their index i (0, 1, ...), like Flink's "
+        "DataGeneratorSource.",
+        ParamSpec("count", "Count", ParamType.INTEGER, True, 1000, None, "", minimum=0),
+        _expr("fn", "Record", ("i",), "i", "The record with index i."),
+        inputs=0, name="Source: Generator", factory="SOURCE",
+    ),
+    _spec(
+        "source.collection", "Collection", _SOURCE,
+        "The given values, in order (a non-parallel source in Flink: with parallelism > 1 "
+        "the list is split over the subtasks).",
+        ParamSpec("values", "Values", ParamType.VALUES, True, [1, 2, 3], None, "A JSON list."),
+        inputs=0, name="Source: Collection Source", strategy="HEAD", factory="LEGACY_SOURCE",
+    ),
+    _spec(
+        "source.text", "Text file", _SOURCE,
+        "The lines of a text file (or of every file in a folder), as strings.",
+        _path("A file or folder in the data folder."),
+        inputs=0, name="Source: Text File", factory="SOURCE",
+    ),
+    _spec(
+        "source.csv", "CSV file", _SOURCE,
+        "The rows of a CSV file (or of every file in a folder).",
+        _path("A file or folder in the data folder."), _DELIMITER, _HEADER,
+        inputs=0, name="Source: CSV File", factory="SOURCE",
+    ),
+    _spec(
+        "source.json", "JSON lines file", _SOURCE,
+        "One JSON value per line of a file (or of every file in a folder).",
+        _path("A file or folder in the data folder."),
+        inputs=0, name="Source: JSON File", factory="SOURCE",
+    ),
+    _spec(
+        "source.parquet", "Parquet file", _SOURCE,
+        "The rows of a Parquet file (or of every file in a folder), as dicts.",
+        _path("A file or folder in the data folder."),
+        inputs=0, name="Source: Parquet File", factory="SOURCE",
+    ),
+    _spec(
+        "source.file", "File source", _SOURCE,
+        "PyFlink's FileSource of text lines (imported pipelines): the same as Text file.",
+        _path("A file or folder in the data folder."),
+        inputs=0, name="Source: File Source", factory="SOURCE", palette=False,
+    ),
+    # One input.
+    _spec(
+        "map", "Map", _TRANSFORM, "One record out for every record in.",
+        _expr("fn", "Function", _X, "x", "The new record, from record x."),
+        name="Map",
+    ),
+    _spec(
+        "filter", "Filter", _TRANSFORM, "Keeps the records for which the predicate is true.",
+        _expr("predicate", "Predicate", _X, "x is not None", "True to keep record x."),
+        name="Filter",
+    ),
+    _spec(
+        "flat_map", "Flat map", _TRANSFORM, "Any number of records out for every record in.",
+        _expr("fn", "Function", _X, "[x]", "An iterable (list, tuple, ...) of records."),
+        name="FlatMap",
+    ),
+    _spec(
+        "process", "Process", _TRANSFORM,
+        "PyFlink's ProcessFunction: a record out (None: nothing) and side outputs.",
+        _expr("fn", "Function", _X, "x", "The record to emit from x; None emits nothing."),
+        ParamSpec(
+            "sideOutputs", "Side outputs", ParamType.VALUES, False, [], None,
+            'A list of {"tag": ..., "predicate": ...}: record x also goes to the edges '
+            "with that sideOutputTag when the predicate is true.",
+        ),
+        name="PROCESS", palette=False,
+    ),
+    _spec(
+        "side_output", "Side output", _TRANSFORM,
+        "PyFlink's map behind a side output (imported pipelines): passes records on.",
+        ParamSpec("tag", "Tag", ParamType.STRING, False, None, None, ""),
+        name="Map", palette=False,
+    ),
+    _spec(
+        "key_by", "Key by", _TRANSFORM,
+        "PyFlink's key map before a keyBy (imported pipelines): passes records on; the key "
+        "is the HASH edge's.",
+        _expr("fn", "Key", _X, None, "Descriptive only.", required=False),
+        name="_stream_key_by_map_operator", palette=False,
+    ),
+    _spec(
+        "print.align_type", "Print type alignment", _TRANSFORM,
+        "PyFlink's map before print (imported pipelines): passes records on.",
+        name="Map", palette=False,
+    ),
+    _spec(
+        "timestamps.extract", "Extract timestamp", _TRANSFORM,
+        "PyFlink's timestamp extraction (imported pipelines): passes records on.",
+        name="Extract-Timestamp", palette=False,
+    ),
+    _spec(
+        "timestamps.watermarks", "Timestamps / watermarks", _TRANSFORM,
+        "Flink's watermark generator (imported pipelines): passes records on; event time "
+        "comes from the windows' Timestamp.",
+        name="Timestamps/Watermarks", palette=False,
+    ),
+    _spec(
+        "timestamps.remove", "Remove timestamp", _TRANSFORM,
+        "PyFlink's timestamp removal (imported pipelines): passes records on.",
+        name="Remove-Timestamp", palette=False,
+    ),
+    _spec(
+        "partition_custom.key", "Custom partition key", _TRANSFORM,
+        "PyFlink's map before partition_custom (imported pipelines): passes records on; "
+        "the CUSTOM edge's key decides the subtask.",
+        name="_partition_custom_map_operator", palette=False,
+    ),
+    _spec(
+        "partition_custom.values", "Custom partition values", _TRANSFORM,
+        "PyFlink's map after partition_custom (imported pipelines): passes records on.",
+        name="_keyed_stream_values_operator", palette=False,
+    ),
+    # Keyed: the input edge is HASH with a key.
+    _spec(
+        "reduce", "Reduce", _KEYED,
+        "Combines each key's records. STREAMING emits every new value, BATCH the last one.",
+        _expr("fn", "Reduce", _AB, "a + b", "Combines the key's value a with record b."),
+        keyed=True, name="Reduce",
+    ),
+    _spec(
+        "sum", "Sum", _KEYED,
+        "Sums a field per key; the other fields come from the key's first record.",
+        _FIELD, keyed=True, name="Reduce",
+    ),
+    _spec(
+        "min", "Min", _KEYED,
+        "Smallest value of a field per key; the other fields come from the key's first record.",
+        _FIELD, keyed=True, name="Reduce",
+    ),
+    _spec(
+        "max", "Max", _KEYED,
+        "Largest value of a field per key; the other fields come from the key's first record.",
+        _FIELD, keyed=True, name="Reduce",
+    ),
+    _spec(
+        "count", "Count", _KEYED, "Counts each key's records: emits (key, count).",
+        keyed=True, name="Count",
+    ),
+    _spec(
+        "aggregate", "Aggregate", _KEYED, "Folds each key's records into an accumulator.",
+        *_FOLD_PARAMS, keyed=True, name="Aggregate",
+    ),
+    _spec(
+        "keyed_process", "Keyed process", _KEYED,
+        "PyFlink's KeyedProcessFunction: a record out (None: nothing), knowing the key.",
+        _expr("fn", "Function", ("x", "key"), "x", "The record to emit; None emits nothing."),
+        keyed=True, name="KEYED PROCESS",
+    ),
+    *_window_kinds("window", keyed=True),
+    *_window_kinds("window_all", keyed=False),
+    # Two inputs (typeNumber 1 and 2); a union is several edges into one input.
+    _spec(
+        "co_map", "Co-map", _TWO, "Maps the records of each input with its own function.",
+        _expr("fn1", "Input 1", _X, "x", "Record out for record x of input 1."),
+        _expr("fn2", "Input 2", _X, "x", "Record out for record x of input 2."),
+        inputs=2, name="Co-Map",
+    ),
+    _spec(
+        "co_flat_map", "Co-flat map", _TWO,
+        "Any number of records out for each record of either input.",
+        _expr("fn1", "Input 1", _X, "[x]", "Records out for record x of input 1."),
+        _expr("fn2", "Input 2", _X, "[x]", "Records out for record x of input 2."),
+        inputs=2, name="Co-Flat Map",
+    ),
+    _spec(
+        "co_process", "Co-process", _TWO,
+        "A record out (None: nothing) for each record of either input.",
+        _expr("fn1", "Input 1", _X, "x", "Record out for record x of input 1."),
+        _expr("fn2", "Input 2", _X, "x", "Record out for record x of input 2."),
+        inputs=2, name="Co-Process",
+    ),
+    _spec(
+        "keyed_co_process", "Keyed co-process", _TWO,
+        "Two keyed inputs with the same key: a record out (None: nothing) per record.",
+        _expr("fn1", "Input 1", ("x", "key"), "x", "Record out for record x of input 1."),
+        _expr("fn2", "Input 2", ("x", "key"), "x", "Record out for record x of input 2."),
+        inputs=2, keyed=True, name="Keyed Co-Process",
+    ),
+    _spec(
+        "broadcast_process", "Broadcast process", _TWO,
+        "Input 2 (usually a BROADCAST edge) fills a state dict; each record of input 1 is "
+        "processed with it. Input 2 is read completely first.",
+        _expr(
+            "fn1", "Input 1", ("x", "state"), "x",
+            "Record out for record x of input 1 (None: nothing); state is the dict.",
+        ),
+        _expr(
+            "fn2", "Input 2", _X, "(x, x)",
+            "A (key, value) pair stored into the state dict for record x of input 2.",
+        ),
+        inputs=2, name="Co-Process-Broadcast",
+    ),
+    # Sinks.
+    _spec(
+        "sink.print", "Print", _SINK,
+        "Flink's print(): each record as a line, prefixed with 'N> ' (subtask N) when the "
+        "sink is parallel.",
+        name="Sink: Print to Std. Out",
+    ),
+    _spec(
+        "sink.collect", "Collect", _SINK, "Keeps the first records as the run's preview (JSON).",
+        name="Sink: Collect",
+    ),
+    _spec(
+        "sink.text", "Text file", _SINK,
+        "Writes each record as a line: one file part-<subtask>.txt per subtask in a folder.",
+        _path("A folder in the data folder."),
+        name="Sink: Text File",
+    ),
+    _spec(
+        "sink.csv", "CSV file", _SINK,
+        "Writes tuple or dict records as CSV rows: part-<subtask>.csv per subtask.",
+        _path("A folder in the data folder."), _DELIMITER, _HEADER,
+        name="Sink: CSV File",
+    ),
+    _spec(
+        "sink.json", "JSON lines file", _SINK,
+        "Writes each record as one JSON line: part-<subtask>.jsonl per subtask.",
+        _path("A folder in the data folder."),
+        name="Sink: JSON File",
+    ),
+    _spec(
+        "sink.writer", "File sink writer", _SINK,
+        "Flink's FileSink writer (imported pipelines): writes lines like Text file and "
+        "sends the finished files to its committer.",
+        _path("A folder in the data folder."),
+        name="Sink: Writer", factory="YIELDING", palette=False,
+    ),
+    _spec(
+        "sink.committer", "File sink committer", _SINK,
+        "Flink's FileSink committer (imported pipelines): reports the files its writers "
+        "finished.",
+        name="Sink: Committer", palette=False,
+    ),
+]  # fmt: skip
+
+CATALOG: Mapping[str, OperatorSpec] = {spec.kind: spec for spec in _SPECS}
+"""Every kind the runtime runs, in palette order."""
+
+SINK_WITH_OUTPUT = frozenset({"sink.writer"})
+"""Sinks that still send records on (to their committer)."""
+
+
+def catalog_document() -> dict[str, Any]:
+    """The `catalog/v1` JSON served at `/api/operators/`."""
+    return {"format": FORMAT, "operators": [spec.to_json() for spec in CATALOG.values()]}
+
+
+# --- runnability -------------------------------------------------------------------------
+
+KEY_VARIABLES = ("x",)
+PARTITION_VARIABLES = ("key", "n")
+"""A CUSTOM edge's `partition` expression: the subtask for `key` among `n`."""
+
+_WINDOW_ALL = frozenset(kind for kind in CATALOG if kind.startswith("window_all."))
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def path_problem(path: str) -> str | None:
+    """Why `path` may not name something in the data folder, or None."""
+    if not path.strip():
+        return "the path is empty"
+    if "\x00" in path:
+        return "the path contains a NUL character"
+    if path.startswith(("/", "\\")) or _DRIVE.match(path):
+        return "the path must be relative to the data folder, not absolute"
+    if ".." in re.split(r"[/\\]+", path):
+        return "the path must stay inside the data folder ('..' is not allowed)"
+    return None
+
+
+class _Report:
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def add(
+        self,
+        code: str,
+        message: str,
+        *,
+        node: int | None = None,
+        edge: int | None = None,
+        field: str | None = None,
+        warning: bool = False,
+    ) -> None:
+        severity = Severity.WARNING if warning else Severity.ERROR
+        self.diagnostics.append(Diagnostic(code, message, Location(node, edge, field), severity))
+
+
+def runnability(document: object) -> list[Diagnostic]:
+    """Every problem of operators, parameters, keys and inputs that would stop a run.
+
+    Errors (and a few warnings) in document order: nodes first, then edges.
+    """
+    report = _Report()
+    try:
+        _check_document(document, report)
+    except Exception as error:  # garbage the checks did not foresee: report, never raise
+        report.add("run.unreadable", f"the document cannot be checked: {error!r}")
+    return report.diagnostics
+
+
+def _check_document(document: object, report: _Report) -> None:
+    if not isinstance(document, dict):
+        return
+    nodes = document.get("nodes")
+    edges = document.get("edges")
+    nodes = nodes if isinstance(nodes, list) else []
+    edges = edges if isinstance(edges, list) else []
+    kinds: dict[int, str] = {}
+    params_of: dict[int, dict[str, Any]] = {}
+    for node in nodes:
+        if isinstance(node, dict) and type(node.get("id")) is int:
+            kind = node.get("operator")
+            kinds[node["id"]] = kind if isinstance(kind, str) else ""
+            params = node.get("params")
+            params_of[node["id"]] = params if isinstance(params, dict) else {}
+
+    # In-edges per node and typeNumber, out-edges per node.
+    inputs: dict[int, dict[int, list[int]]] = {}
+    outputs: dict[int, list[int]] = {}
+    for index, edge in enumerate(edges):
+        if not isinstance(edge, dict):
+            continue
+        source, target = edge.get("source"), edge.get("target")
+        type_number = edge.get("typeNumber", 0)
+        if type(target) is int and type(type_number) is int:
+            inputs.setdefault(target, {}).setdefault(type_number, []).append(index)
+        if type(source) is int:
+            outputs.setdefault(source, []).append(index)
+
+    for node in nodes:
+        if not isinstance(node, dict) or type(node.get("id")) is not int:
+            continue
+        node_id = node["id"]
+        kind = kinds[node_id]
+        spec = CATALOG.get(kind)
+        if spec is None:
+            report.add(
+                "run.unknown-operator",
+                f"'{kind}' is not an operator the runtime can run" if kind else "no operator kind",
+                node=node_id,
+                field="operator",
+            )
+            continue
+        if not isinstance(node.get("params", {}), dict):
+            report.add("param.type", "params must be an object", node=node_id, field="params")
+        _check_params(node_id, spec, params_of[node_id], report)
+        _check_inputs(node_id, spec, inputs.get(node_id, {}), outputs.get(node_id, []), report)
+
+    for index, edge in enumerate(edges):
+        if isinstance(edge, dict):
+            _check_edge(index, edge, kinds, params_of, report)
+
+
+def _check_params(node: int, spec: OperatorSpec, params: dict[str, Any], report: _Report) -> None:
+    for param in spec.params:
+        value = params.get(param.name)
+        field = f"params.{param.name}"
+        if value is None:
+            if param.required:
+                report.add("param.required", f"{param.label} is required", node=node, field=field)
+            continue
+        _check_value(node, param, value, field, report)
+    known = {param.name for param in spec.params}
+    for name in params:
+        if name not in known:
+            report.add(
+                "param.unknown",
+                f"'{name}' is not a parameter of {spec.label}; it is kept but not used",
+                node=node,
+                field=f"params.{name}",
+                warning=True,
+            )
+    extra = _EXTRA_CHECKS.get(spec.kind.split(".")[0])
+    if extra is not None:
+        extra(node, spec, params, report)
+
+
+def _check_value(node: int, param: ParamSpec, value: Any, field: str, report: _Report) -> None:
+    kind = param.type
+    if kind is ParamType.EXPRESSION:
+        if not isinstance(value, str):
+            report.add(
+                "param.type", f"{param.label} must be an expression (text)", node=node, field=field
+            )
+            return
+        try:
+            compile_expression(value, param.variables)
+        except ExpressionError as error:
+            report.add(
+                "param.invalid-expression", f"{param.label}: {error}", node=node, field=field
+            )
+    elif kind is ParamType.INTEGER:
+        if type(value) is not int:
+            report.add(
+                "param.type", f"{param.label} must be a whole number", node=node, field=field
+            )
+        elif param.minimum is not None and value < param.minimum:
+            report.add(
+                "param.range",
+                f"{param.label} must be at least {param.minimum}",
+                node=node,
+                field=field,
+            )
+    elif kind is ParamType.NUMBER:
+        if type(value) not in (int, float):
+            report.add("param.type", f"{param.label} must be a number", node=node, field=field)
+    elif kind is ParamType.BOOLEAN:
+        if type(value) is not bool:
+            report.add("param.type", f"{param.label} must be true or false", node=node, field=field)
+    elif kind is ParamType.ENUM:
+        if value not in (param.choices or ()):
+            choices = ", ".join(param.choices or ())
+            report.add(
+                "param.choice", f"{param.label} must be one of {choices}", node=node, field=field
+            )
+    elif kind is ParamType.VALUES:
+        if not isinstance(value, list):
+            report.add("param.type", f"{param.label} must be a JSON list", node=node, field=field)
+    elif kind is ParamType.PATH:
+        if not isinstance(value, str):
+            report.add("param.type", f"{param.label} must be text", node=node, field=field)
+            return
+        problem = path_problem(value)
+        if problem is not None:
+            report.add("param.path-outside-data", problem, node=node, field=field)
+    elif kind is ParamType.STRING and param.name == "field":
+        if type(value) not in (int, str):
+            report.add(
+                "param.type",
+                f"{param.label} must be a position or a name",
+                node=node,
+                field=field,
+            )
+    elif kind is ParamType.STRING and not isinstance(value, str):
+        report.add("param.type", f"{param.label} must be text", node=node, field=field)
+
+
+def _check_windows(node: int, spec: OperatorSpec, params: dict[str, Any], report: _Report) -> None:
+    assigner = params.get("assigner")
+    if assigner not in _NEEDS:
+        return  # reported as param.required / param.choice
+    for name in _NEEDS[assigner]:
+        if params.get(name) is None:
+            label = spec.param(name).label
+            report.add(
+                "param.required",
+                f"{label} is required for {assigner} windows",
+                node=node,
+                field=f"params.{name}",
+            )
+
+
+def _check_process(node: int, spec: OperatorSpec, params: dict[str, Any], report: _Report) -> None:
+    if spec.kind != "process":
+        return
+    sides = params.get("sideOutputs")
+    if not isinstance(sides, list):
+        return
+    for position, side in enumerate(sides):
+        field = f"params.sideOutputs[{position}]"
+        if not isinstance(side, dict) or not isinstance(side.get("tag"), str):
+            report.add(
+                "param.type",
+                'each side output must be {"tag": "...", "predicate": "..."}',
+                node=node,
+                field=field,
+            )
+            continue
+        predicate = side.get("predicate", "True")
+        if not isinstance(predicate, str):
+            report.add(
+                "param.type", "a side output's predicate must be text", node=node, field=field
+            )
+            continue
+        try:
+            compile_expression(predicate, _X)
+        except ExpressionError as error:
+            report.add(
+                "param.invalid-expression",
+                f"side output '{side['tag']}': {error}",
+                node=node,
+                field=f"{field}.predicate",
+            )
+
+
+_EXTRA_CHECKS: dict[str, Callable[[int, OperatorSpec, dict[str, Any], _Report], None]] = {
+    "window": _check_windows,
+    "window_all": _check_windows,
+    "process": _check_process,
+}
+
+
+def _check_inputs(
+    node: int,
+    spec: OperatorSpec,
+    inputs: dict[int, list[int]],
+    outputs: list[int],
+    report: _Report,
+) -> None:
+    if spec.inputs == 0:
+        for edges in inputs.values():
+            for edge in edges:
+                report.add(
+                    "run.inputs",
+                    f"{spec.label} is a source and cannot have inputs",
+                    edge=edge,
+                    field="target",
+                )
+    elif spec.inputs == 1:
+        if not inputs:
+            report.add("run.inputs", f"{spec.label} needs an input", node=node, field="inputs")
+        for type_number, edges in inputs.items():
+            if type_number != 0:
+                for edge in edges:
+                    report.add(
+                        "run.inputs",
+                        f"{spec.label} has one input: the edge's typeNumber must be 0",
+                        edge=edge,
+                        field="typeNumber",
+                    )
+    else:
+        for type_number in (1, 2):
+            if type_number not in inputs:
+                report.add(
+                    "run.inputs",
+                    f"{spec.label} needs input {type_number} (an edge with typeNumber "
+                    f"{type_number})",
+                    node=node,
+                    field="inputs",
+                )
+        for type_number, edges in inputs.items():
+            if type_number not in (1, 2):
+                for edge in edges:
+                    report.add(
+                        "run.inputs",
+                        f"{spec.label} has two inputs: the edge's typeNumber must be 1 or 2",
+                        edge=edge,
+                        field="typeNumber",
+                    )
+    if spec.is_sink and spec.kind not in SINK_WITH_OUTPUT:
+        for edge in outputs:
+            report.add(
+                "run.outputs",
+                f"{spec.label} is a sink and cannot send records on",
+                edge=edge,
+                field="source",
+            )
+
+
+def _check_edge(
+    index: int,
+    edge: dict[str, Any],
+    kinds: dict[int, str],
+    params_of: dict[int, dict[str, Any]],
+    report: _Report,
+) -> None:
+    partitioner = edge.get("partitioner", "FORWARD")
+    source = edge.get("source")
+    source = source if type(source) is int else None
+    target = edge.get("target")
+    target_kind = kinds.get(target, "") if type(target) is int else ""
+    spec = CATALOG.get(target_kind)
+    key = edge.get("key")
+    key_fn = key.get("fn") if isinstance(key, dict) else None
+    if spec is not None and spec.keyed:
+        if partitioner != "HASH" or key_fn is None:
+            report.add(
+                "run.keyed-input-needs-key",
+                f"{spec.label} is keyed: its input edges must be HASH (keyBy) with a key "
+                'such as {"fn": "x[0]"}',
+                edge=index,
+                field="key" if partitioner == "HASH" else "partitioner",
+            )
+    elif partitioner == "HASH" and key_fn is None and target_kind not in _WINDOW_ALL:
+        report.add(
+            "run.hash-needs-key",
+            'a HASH (keyBy) edge needs a key such as {"fn": "x % 10"}',
+            edge=index,
+            field="key",
+        )
+    if partitioner == "CUSTOM" and not (
+        isinstance(key, dict) and key.get("fn") is not None and key.get("partition") is not None
+    ):
+        report.add(
+            "run.custom-needs-partition",
+            'a CUSTOM edge needs a key and a partition function, e.g. {"fn": "x", '
+            '"partition": "key % n"}',
+            edge=index,
+            field="key",
+        )
+    if key_fn is not None and partitioner in ("HASH", "CUSTOM"):
+        expression = _edge_expression(index, key_fn, KEY_VARIABLES, "key.fn", report)
+        if expression is not None and partitioner == "HASH":
+            problem = static_key_problem(expression)
+            if problem is not None:
+                report.add("run.key-type", problem, edge=index, field="key.fn")
+    if partitioner == "CUSTOM" and isinstance(key, dict) and key.get("partition") is not None:
+        _edge_expression(index, key["partition"], PARTITION_VARIABLES, "key.partition", report)
+    tag = edge.get("sideOutputTag")
+    if tag is not None:
+        sides = params_of.get(source, {}).get("sideOutputs") if source is not None else None
+        tags = (
+            [s.get("tag") for s in sides if isinstance(s, dict)] if isinstance(sides, list) else []
+        )
+        if source is None or kinds.get(source) != "process" or tag not in tags:
+            report.add(
+                "run.side-output",
+                f"side output '{tag}' is not declared by the edge's source: a process "
+                "operator lists it in sideOutputs",
+                edge=index,
+                field="sideOutputTag",
+            )
+
+
+def _edge_expression(
+    index: int, text: object, variables: tuple[str, ...], field: str, report: _Report
+) -> Expression | None:
+    if not isinstance(text, str):
+        report.add("param.type", "the key must be an expression (text)", edge=index, field=field)
+        return None
+    try:
+        return compile_expression(text, variables)
+    except ExpressionError as error:
+        report.add("param.invalid-expression", f"key: {error}", edge=index, field=field)
+        return None
+
+
+_NOT_KEYS = {
+    "Tuple": "a tuple",
+    "List": "a list",
+    "Dict": "a dict",
+    "Set": "a set",
+    "ListComp": "a list",
+    "SetComp": "a set",
+    "DictComp": "a dict",
+    "GeneratorExp": "a generator",
+}
+_NOT_KEY_CALLS = {
+    "float": "a float",
+    "list": "a list",
+    "tuple": "a tuple",
+    "dict": "a dict",
+    "set": "a set",
+    "sorted": "a list",
+}
+
+
+def static_key_problem(expression: Expression) -> str | None:
+    """Why a key expression can never give a valid key, when its text already shows it.
+
+    Keys must be int, str or bool: what Flink hashes as Integer/Long, String, Boolean.
+    """
+    tree = expression.tree
+    found: str | None = None
+    if type(tree).__name__ in _NOT_KEYS:
+        found = _NOT_KEYS[type(tree).__name__]
+    elif isinstance(tree, ast.Constant) and not isinstance(tree.value, (int, str)):
+        found = "a float" if isinstance(tree.value, float) else repr(tree.value)
+    elif (
+        isinstance(tree, ast.Call)
+        and isinstance(tree.func, ast.Name)
+        and tree.func.id in _NOT_KEY_CALLS
+    ):
+        found = _NOT_KEY_CALLS[tree.func.id]
+    if found is None:
+        return None
+    return f"the key is {found}; keys must be int, str or bool (what Flink hashes exactly)"
