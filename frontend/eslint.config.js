@@ -2,6 +2,7 @@
 // (`npm run lint` passes --max-warnings 0).
 import js from "@eslint/js";
 import { defineConfig } from "eslint/config";
+import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default defineConfig(
@@ -9,6 +10,7 @@ export default defineConfig(
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   tseslint.configs.stylisticTypeChecked,
+  reactHooks.configs.flat["recommended-latest"],
   {
     languageOptions: {
       parserOptions: {
@@ -18,6 +20,13 @@ export default defineConfig(
     },
     rules: {
       "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+      // Pages load their data in effects and set it when the request resolves.
+      "react-hooks/set-state-in-effect": "off",
+      // Event handlers passed as JSX props may return promises the handler owns.
+      "@typescript-eslint/no-misused-promises": [
+        "error",
+        { checksVoidReturn: { attributes: false } },
+      ],
     },
   },
   {
