@@ -248,6 +248,24 @@ describe("edits from other clients", () => {
 });
 
 describe("undo and redo", () => {
+  it("undo several edits applied together as one step", () => {
+    const { store, sent } = joined();
+    const result = store.getState().applyEdits([
+      { kind: "move_node", nodeId: 1, x: 10, y: 20 },
+      { kind: "move_node", nodeId: 2, x: 210, y: 20 },
+      { kind: "remove_node", nodeId: 3 },
+    ]);
+    expect(result.ok && result.opIds).toEqual(["op-1", "op-2", "op-3"]);
+    expect(sent.map((item) => item.baseRevision)).toEqual([5, 6, 7]);
+    expect(store.getState().undoStack).toHaveLength(1);
+    store.getState().undo();
+    const document = store.getState().document;
+    expect(node(document, 3)?.name).toBe("Sink: out");
+    expect(document?.edges).toHaveLength(2);
+    expect(node(document, 1)?.ui ?? {}).not.toHaveProperty("x");
+    expect(selectCanUndo(store.getState())).toBe(false);
+  });
+
   it("send the inverse edit, then the edit again", () => {
     const { store, sent, confirm } = joined();
     expect(selectCanUndo(store.getState())).toBe(false);

@@ -131,6 +131,8 @@ export interface DocumentState {
 }
 
 export interface DocumentActions {
+  /** Several edits as one step: applied and sent in order, undone together. */
+  applyEdits(edits: readonly Edit[]): ActionResult;
   addOperator(node: NodeInput): ActionResult;
   removeOperator(nodeId: number): ActionResult;
   moveOperator(nodeId: number, x: number, y: number): ActionResult;
@@ -372,6 +374,7 @@ export function createDocumentStore(options: DocumentStoreOptions): StoreApi<Doc
     return {
       ...INITIAL,
 
+      applyEdits: (edits) => commit(edits, "do"),
       addOperator: (node) => commit([{ kind: "add_node", node }], "do"),
       removeOperator: (nodeId) => commit([{ kind: "remove_node", nodeId }], "do"),
       moveOperator: (nodeId, x, y) => commit([{ kind: "move_node", nodeId, x, y }], "do"),
