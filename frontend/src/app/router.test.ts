@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+
+import { parseRoute, routePath, type Route } from "./router";
+
+describe("routes", () => {
+  it.each<[string, string, Route]>([
+    ["/", "", { page: "home", workspace: null }],
+    ["/", "?workspace=3", { page: "home", workspace: 3 }],
+    ["/signin", "", { page: "signin" }],
+    ["/pipelines/12", "", { page: "editor", pipeline: 12 }],
+    [
+      "/pipelines/12/diff",
+      "?from=1&to=working",
+      { page: "diff", pipeline: 12, from: 1, to: "working" },
+    ],
+    ["/elsewhere", "", { page: "not-found", path: "/elsewhere" }],
+  ])("%s%s", (pathname, search, route) => {
+    expect(parseRoute(pathname, search)).toEqual(route);
+  });
+
+  it("writes the paths it reads", () => {
+    for (const route of [
+      { page: "editor", pipeline: 4 },
+      { page: "diff", pipeline: 4, from: 2, to: 3 },
+      { page: "home", workspace: 7 },
+    ] as const) {
+      const [pathname = "", search = ""] = routePath(route).split(/(?=\?)/);
+      expect(parseRoute(pathname, search)).toEqual(route);
+    }
+  });
+
+  it("falls back to sensible versions in a diff link", () => {
+    expect(parseRoute("/pipelines/1/diff", "?from=x")).toEqual({
+      page: "diff",
+      pipeline: 1,
+      from: 1,
+      to: "working",
+    });
+  });
+});

@@ -1,0 +1,76 @@
+import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
+import { memo } from "react";
+
+import type { FlowEdge } from "./canvasModel";
+
+/** The tooltip of an edge: whether it chains and, if not, every reason why. */
+export function edgeTitle(data: FlowEdge["data"]): string {
+  if (data === undefined) {
+    return "";
+  }
+  const { edge, chained, reasons, diagnostics } = data;
+  const head = `${edge.partitioner}${edge.sideOutputTag != null ? ` (side output ${edge.sideOutputTag})` : ""}`;
+  const lines = [
+    chained === null
+      ? `${head}: no plan yet`
+      : chained
+        ? `${head}: chained (the records are handed over in the same task, no network)`
+        : `${head}: not chained, because:`,
+    ...reasons.map((reason) => `• ${reason}`),
+    ...diagnostics.map((d) => `${d.severity}: ${d.message}`),
+  ];
+  return lines.join("\n");
+}
+
+/** A stream edge, green when chained, amber when not; the label names the partitioner. */
+export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
+  const { data, selected } = props;
+  const [path, labelX, labelY] = getBezierPath(props);
+  const chained = data?.chained ?? null;
+  const hasError = (data?.diagnostics.length ?? 0) > 0;
+  const state = hasError
+    ? "error"
+    : chained === null
+      ? "unknown"
+      : chained
+        ? "chained"
+        : "unchained";
+  const title = edgeTitle(data);
+  const presence = data?.presence[0]?.colour;
+  return (
+    <>
+      <BaseEdge
+        id={props.id}
+        path={path}
+        className={`plan-edge plan-edge--${state}${selected === true ? " is-selected" : ""}`}
+        interactionWidth={14}
+        {...(props.markerEnd === undefined ? {} : { markerEnd: props.markerEnd })}
+        style={presence === undefined ? undefined : { stroke: presence }}
+      />
+      {chained !== true && data !== undefined && (
+        <EdgeLabelRenderer>
+          <div
+            className={`edge-label edge-label--${state}${selected === true ? " is-selected" : ""}`}
+            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+            title={title}
+            data-testid={`edge-${props.id}`}
+            data-chained={String(chained)}
+          >
+            {data.edge.partitioner}
+            {data.edge.sideOutputTag != null && ` · ${data.edge.sideOutputTag}`}
+          </div>
+        </EdgeLabelRenderer>
+      )}
+      {chained === true && (
+        <path
+          d={path}
+          className="plan-edge__hit"
+          data-testid={`edge-${props.id}`}
+          data-chained="true"
+        >
+          <title>{title}</title>
+        </path>
+      )}
+    </>
+  );
+});

@@ -1,0 +1,78 @@
+import { canvasEdgeId } from "../graph/canvas";
+import { edgeKeys } from "../graph/edits";
+import type { Diagnostic } from "../graph/streamgraph";
+import { useDocumentStore, useEditor } from "./context";
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** Every diagnostic of the current plan; a click selects and shows its element. */
+export function ProblemsPanel() {
+  const { selection } = useEditor();
+  const plan = useDocumentStore((state) => state.plan);
+  const document = useDocumentStore((state) => state.document);
+  const diagnostics = plan?.diagnostics ?? [];
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const keys = document === null ? [] : edgeKeys(document);
+  const nodeName = (id: number): string =>
+    document?.nodes.find((node) => node.id === id)?.name ?? `node ${id}`;
+
+  const where = (d: Diagnostic): string => {
+    if (d.edge !== null) {
+      const key = keys[d.edge];
+      return key === undefined ? `edge ${d.edge}` : `${nodeName(key[0])} → ${nodeName(key[1])}`;
+    }
+    if (d.node !== null) {
+      return nodeName(d.node);
+    }
+    return "pipeline";
+  };
+
+  const reveal = (d: Diagnostic): void => {
+    if (d.edge !== null) {
+      const key = keys[d.edge];
+      if (key !== undefined) {
+        selection.getState().reveal([], canvasEdgeId(key));
+      }
+    } else if (d.node !== null) {
+      selection.getState().reveal([d.node]);
+    }
+  };
+
+  return (
+    <section className="problems" aria-label="Problems" data-testid="problems">
+      <header className="problems__header">
+        <strong>Problems</strong>
+        <span className={errors > 0 ? "count count--error" : "count"}>
+          {plural(errors, "error")}, {plural(diagnostics.length - errors, "warning")}
+        </span>
+        {plan !== null && !plan.ok && (
+          <span className="muted">The plan is built again as soon as the errors are fixed.</span>
+        )}
+      </header>
+      {diagnostics.length === 0 ? (
+        <p className="muted problems__empty">No problems: this is what Flink will run.</p>
+      ) : (
+        <ul className="problems__list">
+          {diagnostics.map((d, i) => (
+            <li key={i}>
+              <button
+                type="button"
+                className={`problem problem--${d.severity}`}
+                onClick={() => {
+                  reveal(d);
+                }}
+              >
+                <span className="problem__severity">{d.severity}</span>
+                <span className="problem__where">{where(d)}</span>
+                <span className="problem__message">{d.message}</span>
+                {d.field !== null && <code className="problem__field">{d.field}</code>}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

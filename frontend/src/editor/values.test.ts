@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+
+import type { ParamSpec } from "../api/resources";
+import {
+  paramText,
+  parseOptionalText,
+  parseParallelism,
+  parseParam,
+  parseParamsObject,
+  parseUidHash,
+} from "./values";
+
+const param = (type: ParamSpec["type"], required = false): ParamSpec => ({
+  name: "p",
+  label: "P",
+  type,
+  required,
+  default: null,
+  choices: type === "enum" ? ["a", "b"] : null,
+  help: "",
+});
+
+describe("properties values", () => {
+  it("reads parallelism, empty meaning the default", () => {
+    expect(parseParallelism("4", "Parallelism")).toEqual({ ok: true, value: 4 });
+    expect(parseParallelism("", "Parallelism")).toEqual({ ok: true, value: -1 });
+    expect(parseParallelism("0", "Parallelism").ok).toBe(false);
+    expect(parseParallelism("2.5", "Parallelism").ok).toBe(false);
+  });
+
+  it("reads optional texts and uid hashes", () => {
+    expect(parseOptionalText("  ")).toEqual({ ok: true, value: null });
+    expect(parseOptionalText(" g ")).toEqual({ ok: true, value: "g" });
+    expect(parseUidHash("A".repeat(32))).toEqual({ ok: true, value: "a".repeat(32) });
+    expect(parseUidHash("abc").ok).toBe(false);
+  });
+
+  it("reads parameters by their catalog type", () => {
+    expect(parseParam(param("integer"), "12")).toEqual({ ok: true, value: 12 });
+    expect(parseParam(param("integer"), "x").ok).toBe(false);
+    expect(parseParam(param("values"), "[1, 2]")).toEqual({ ok: true, value: [1, 2] });
+    expect(parseParam(param("values"), "{}").ok).toBe(false);
+    expect(parseParam(param("enum"), "c").ok).toBe(false);
+    expect(parseParam(param("expression", true), "").ok).toBe(false);
+    expect(parseParam(param("expression"), "x + 1")).toEqual({ ok: true, value: "x + 1" });
+    expect(paramText([1, 2])).toBe("[1,2]");
+    expect(parseParamsObject('{"fn": "x"}')).toEqual({ ok: true, value: { fn: "x" } });
+    expect(parseParamsObject("[]").ok).toBe(false);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Reading what a user typed into a properties field as the value the
+ * document holds, with a message when it is not one.
+ */
+
+import type { ParamSpec } from "../api/resources";
+import type { JsonValue } from "../graph/json";
+
+export type Parsed =
+  | { readonly ok: true; readonly value: JsonValue }
+  | { readonly ok: false; readonly message: string };
+
+/** Parallelism and max parallelism: a positive integer, or empty / "default" for -1. */
+export function parseParallelism(text: string, field: string): Parsed {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "" || trimmed === "default" || trimmed === "-1") {
+    return { ok: true, value: -1 };
+  }
+  const number = Number(trimmed);
+  if (!Number.isInteger(number) || number < 1) {
+    return {
+      ok: false,
+      message: `${field} must be a whole number of at least 1, or empty for the default`,
+    };
+  }
+  return { ok: true, value: number };
+}
+
+/** An optional text (slot sharing group, uid...): empty means null. */
+export function parseOptionalText(text: string): Parsed {
+  const trimmed = text.trim();
+  return { ok: true, value: trimmed === "" ? null : trimmed };
+}
+
+export function parseUidHash(text: string): Parsed {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "") {
+    return { ok: true, value: null };
+  }
+  if (!/^[0-9a-f]{32}$/.test(trimmed)) {
+    return { ok: false, message: "uidHash must be 32 hexadecimal characters" };
+  }
+  return { ok: true, value: trimmed };
+}
+
+/** The text a parameter's value is edited as. */
+export function paramText(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) {
+    return "";
+  }
+  if (typeof value === "string") {
+    return value;
+  }
+  return JSON.stringify(value);
+}
+
+/** A parameter as its catalog type says. */
+export function parseParam(spec: ParamSpec, text: string): Parsed {
+  const trimmed = text.trim();
+  if (trimmed === "") {
+    return spec.required
+      ? { ok: false, message: `${spec.label} is required` }
+      : { ok: true, value: null };
+  }
+  switch (spec.type) {
+    case "integer": {
+      const number = Number(trimmed);
+      return Number.isInteger(number)
+        ? { ok: true, value: number }
+        : { ok: false, message: `${spec.label} must be a whole number` };
+    }
+    case "number": {
+      const number = Number(trimmed);
+      return Number.isFinite(number)
+        ? { ok: true, value: number }
+        : { ok: false, message: `${spec.label} must be a number` };
+    }
+    case "values": {
+      try {
+        const value = JSON.parse(trimmed) as JsonValue;
+        return Array.isArray(value)
+          ? { ok: true, value }
+          : { ok: false, message: `${spec.label} must be a JSON list, e.g. [1, 2, 3]` };
+      } catch {
+        return { ok: false, message: `${spec.label} must be a JSON list, e.g. [1, 2, 3]` };
+      }
+    }
+    case "boolean":
+      return { ok: true, value: trimmed === "true" };
+    case "enum":
+      return spec.choices === null || spec.choices.includes(trimmed)
+        ? { ok: true, value: trimmed }
+        : { ok: false, message: `${spec.label} must be one of ${spec.choices.join(", ")}` };
+    default:
+      return { ok: true, value: text };
+  }
+}
+
+/** Parameters outside the catalog (imported pipelines): edited as one JSON object. */
+export function parseParamsObject(text: string): Parsed {
+  try {
+    const value = JSON.parse(text === "" ? "{}" : text) as JsonValue;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return { ok: false, message: "params must be a JSON object" };
+    }
+    return { ok: true, value };
+  } catch (error) {
+    return { ok: false, message: `params is not JSON: ${String(error)}` };
+  }
+}

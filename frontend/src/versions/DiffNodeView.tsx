@@ -1,0 +1,51 @@
+import { Handle, Position, type NodeProps } from "@xyflow/react";
+import { memo } from "react";
+
+import type { DiffFlowNode } from "./DiffCanvas";
+import { valueText } from "./diffModel";
+
+const MARKS = { added: "+", removed: "−", changed: "~", unchanged: "" } as const;
+const STATE = { kept: "state kept", lost: "state lost", new: "new state" } as const;
+
+/** A node of the compared graph: its name and kind, how it changed, and its savepoint fate. */
+export const DiffNodeView = memo(function DiffNodeView({
+  data,
+  selected,
+}: NodeProps<DiffFlowNode>) {
+  const { node, change, fields, savepoint } = data.item;
+  const title = [
+    `${node.name} (node ${node.id}): ${change}`,
+    ...fields.map((f) => `${f.field}: ${valueText(f.old)} → ${valueText(f.new)}`),
+    ...(savepoint === null ? [] : [`${STATE[savepoint.verdict]}: ${savepoint.causes.join("; ")}`]),
+  ].join("\n");
+  return (
+    <div
+      className={`diff-node diff-node--${change}${selected ? " is-selected" : ""}`}
+      data-testid={`diff-node-${node.id}`}
+      data-change={change}
+      title={title}
+    >
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      <div className="diff-node__title">
+        <span className="diff-node__name">{node.name}</span>
+        {change !== "unchanged" && (
+          <span className="diff-node__mark" aria-label={change}>
+            {MARKS[change]}
+          </span>
+        )}
+      </div>
+      <div className="diff-node__meta">
+        <span className="diff-node__kind">{node.operator ?? "operator"}</span>
+        {savepoint !== null && (
+          <span className={`state-pill state-pill--${savepoint.verdict}`}>
+            {STATE[savepoint.verdict]}
+          </span>
+        )}
+      </div>
+      {fields.length > 0 && (
+        <div className="diff-node__fields">{fields.map((f) => f.field).join(", ")}</div>
+      )}
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </div>
+  );
+});

@@ -1,0 +1,77 @@
+import type { VersionRef, VersionSummary } from "../api/resources";
+import { timeAgo, versionLabel } from "./history";
+
+export type Side = "from" | "to";
+export interface Pair {
+  readonly from: VersionRef;
+  readonly to: VersionRef;
+}
+
+/** One row of the history: the two pickers (A, B), what was saved, by whom and when. */
+export function VersionRow(props: {
+  readonly reference: VersionRef;
+  /** Null for the working copy. */
+  readonly version: VersionSummary | null;
+  readonly revision: number;
+  /** The time that "5 min ago" counts from. */
+  readonly now: number;
+  /** The radio groups' name. */
+  readonly name: string;
+  readonly pair: Pair | null;
+  readonly onPick: (side: Side, ref: VersionRef) => void;
+  readonly onOpenDiff: (from: VersionRef, to: VersionRef) => void;
+}) {
+  const { reference, version, pair, onPick, name } = props;
+  const previous = typeof reference === "number" && reference > 1 ? reference - 1 : null;
+  return (
+    <li className="version-row" data-testid={`version-row-${reference}`}>
+      {(["from", "to"] as const).map((side) => (
+        <input
+          key={side}
+          type="radio"
+          className="version-row__pick"
+          name={`${name}-${side}`}
+          checked={pair?.[side] === reference}
+          onChange={() => {
+            onPick(side, reference);
+          }}
+          aria-label={`Compare ${versionLabel(reference)} as ${side === "from" ? "A" : "B"}`}
+          data-testid={`version-pick-${side}-${reference}`}
+        />
+      ))}
+      <div className="version-row__body">
+        {version === null ? (
+          <>
+            <span className="version-row__title">Working copy</span>
+            <span className="version-row__meta muted">revision {props.revision}, live</span>
+          </>
+        ) : (
+          <>
+            <span className="version-row__title">v{version.number}</span>{" "}
+            <span className="version-row__message">{version.message || "(no message)"}</span>
+            <span className="version-row__meta muted">
+              {version.author?.username ?? "unknown"} ·{" "}
+              <time dateTime={version.createdAt} title={version.createdAt}>
+                {timeAgo(version.createdAt, props.now)}
+              </time>{" "}
+              · rev {version.revision}
+            </span>
+          </>
+        )}
+      </div>
+      {previous !== null && (
+        <button
+          type="button"
+          className="link-button version-row__changes"
+          onClick={() => {
+            props.onOpenDiff(previous, reference);
+          }}
+          title={`Compare version ${previous} with version ${reference}`}
+          data-testid={`version-changes-${reference}`}
+        >
+          changes
+        </button>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,141 @@
+import { useCallback, useId, useState } from "react";
+
+import * as api from "../api/resources";
+import { useResource } from "../ui/useResource";
+import { defaultPair, diffPair, workingCopyState } from "./history";
+import { SaveVersionForm } from "./SaveVersionForm";
+import { VersionRow, type Pair, type Side } from "./VersionRow";
+import "./versions.css";
+
+interface Loaded {
+  readonly versions: readonly api.VersionSummary[];
+  /** When they were fetched: times are shown relative to it. */
+  readonly at: number;
+}
+
+/**
+ * The pipeline's saved versions, newest first, under the form that saves the
+ * working copy as the next one. Two rows picked (A and B) open their diff.
+ */
+export function VersionsPanel(props: {
+  readonly pipelineId: number;
+  readonly revision: number;
+  readonly canEdit: boolean;
+  readonly onOpenDiff: (from: api.VersionRef, to: api.VersionRef) => void;
+}) {
+  const { pipelineId, revision, canEdit, onOpenDiff } = props;
+  const [reloads, setReloads] = useState(0);
+  const [picked, setPicked] = useState<Pair | null>(null);
+  const load = useCallback(
+    async (signal: AbortSignal): Promise<Loaded> => ({
+      versions: await api.listVersions(pipelineId, signal),
+      at: Date.now(),
+    }),
+    [pipelineId],
+  );
+  const { data, error } = useResource(load, `${pipelineId}#${reloads}`);
+  const name = useId();
+
+  const versions = data?.versions ?? null;
+  const pair = picked ?? (versions === null ? null : defaultPair(versions));
+  const ordered = pair === null ? null : diffPair(pair.from, pair.to);
+  const pick = (side: Side, ref: api.VersionRef): void => {
+    setPicked({ ...(pair ?? { from: ref, to: ref }), [side]: ref });
+  };
+
+  return (
+    <div className="versions" data-testid="versions-panel">
+      <SaveVersionForm
+        pipelineId={pipelineId}
+        canEdit={canEdit}
+        onSaved={() => {
+          setPicked(null);
+          setReloads((n) => n + 1);
+        }}
+      />
+      {error !== null && <p className="form-error">{error}</p>}
+      <h3>History</h3>
+      {versions === null ? (
+        error === null && <p className="muted">Loading…</p>
+      ) : (
+        <>
+          <WorkingCopyNote state={workingCopyState(versions, revision)} />
+          <div className="versions__compare">
+            <span className="versions__pick-head" title="Older side of the comparison">
+              A
+            </span>
+            <span className="versions__pick-head" title="Newer side of the comparison">
+              B
+            </span>
+            <button
+              type="button"
+              className="button button--small button--primary"
+              disabled={ordered === null || ordered.from === ordered.to}
+              onClick={() => {
+                if (ordered !== null) {
+                  onOpenDiff(ordered.from, ordered.to);
+                }
+              }}
+              data-testid="diff-button"
+            >
+              {compareLabel(ordered)}
+            </button>
+          </div>
+          <ol className="version-list">
+            <VersionRow
+              reference="working"
+              version={null}
+              revision={revision}
+              now={data?.at ?? 0}
+              name={name}
+              pair={pair}
+              onPick={pick}
+              onOpenDiff={onOpenDiff}
+            />
+            {[...versions].reverse().map((version) => (
+              <VersionRow
+                key={version.number}
+                reference={version.number}
+                version={version}
+                revision={revision}
+                now={data?.at ?? 0}
+                name={name}
+                pair={pair}
+                onPick={pick}
+                onOpenDiff={onOpenDiff}
+              />
+            ))}
+          </ol>
+        </>
+      )}
+    </div>
+  );
+}
+
+function short(ref: api.VersionRef): string {
+  return ref === "working" ? "working copy" : `v${ref}`;
+}
+
+function compareLabel(pair: Pair | null): string {
+  if (pair === null) {
+    return "Save a version to compare";
+  }
+  if (pair.from === pair.to) {
+    return "Pick two different rows";
+  }
+  return `Compare ${short(pair.from)} → ${short(pair.to)}`;
+}
+
+function WorkingCopyNote({ state }: { readonly state: ReturnType<typeof workingCopyState> }) {
+  const text =
+    state.kind === "unsaved"
+      ? "No version saved yet."
+      : state.kind === "saved"
+        ? `The working copy is saved as version ${state.version}.`
+        : `${state.edits} edit${state.edits === 1 ? "" : "s"} since version ${state.version}.`;
+  return (
+    <p className="muted versions__state" data-testid="working-copy-state">
+      {text}
+    </p>
+  );
+}
