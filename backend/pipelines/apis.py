@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.http import parse_etags
 from django.views.decorators.http import require_GET
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -45,6 +46,8 @@ from pipelines.serializers import (
 )
 
 _NO_CONTENT = {204: OpenApiResponse(description="Done; no body.")}
+# The catalog changes only with a deploy: browsers reuse it for a while, then revalidate.
+_CATALOG_CACHE_CONTROL = "private, max-age=300, must-revalidate"
 _VERSION_PARAMETER = OpenApiParameter(
     "version", int, description="A version number; the working copy if omitted."
 )
@@ -204,6 +207,31 @@ class PlanApi(APIView):
             pipeline=pipeline, ref=query.get("version", selectors.WORKING)
         )
         return Response(selectors.pipeline_plan(document=document))
+
+
+class OperatorCatalogApi(APIView):
+    @extend_schema(
+        operation_id="operators_list",
+        tags=["operators"],
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="`catalog/v1`: every operator kind the runtime runs, with its "
+                "category, inputs, defaults and parameters. Sent with an ETag; cacheable "
+                "by the browser.",
+            ),
+            304: OpenApiResponse(description="Not modified (`If-None-Match`)."),
+            **error_responses(),
+        },
+        summary="The operator catalog the editor's palette and inspector use",
+    )
+    def get(self, request: Request) -> Response:
+        document, etag = selectors.operator_catalog()
+        headers = {"ETag": etag, "Cache-Control": _CATALOG_CACHE_CONTROL}
+        wanted = parse_etags(request.headers.get("If-None-Match", ""))
+        if etag in wanted or "*" in wanted:
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+        return Response(document, headers=headers)
 
 
 class CompileApi(APIView):

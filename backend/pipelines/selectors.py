@@ -6,6 +6,9 @@ does not exist. Nothing here writes.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from typing import Any, Final, Literal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -24,6 +27,7 @@ from compiler.render import render_json, render_text
 from config.errors import DocumentRejected, NotFound
 from pipelines.documents import FLINK_PLAN, STREAMGRAPH, document_check_size
 from pipelines.models import Pipeline, PipelineVersion
+from runtime.catalog import catalog_document
 
 PIPELINE_NOT_FOUND = "Pipeline not found."
 EXPORT_FORMATS = (STREAMGRAPH, FLINK_PLAN)
@@ -193,3 +197,14 @@ def pipeline_export(
             raise DocumentRejected(compilation.diagnostics)
         return render_text(compilation, "flink-plan"), f"{stem}.plan.json"
     raise ValueError(f"unknown export format {export_format!r}")
+
+
+@functools.cache
+def operator_catalog() -> tuple[dict[str, Any], str]:
+    """The operator catalog (`catalog/v1`, `runtime.catalog`) and its ETag.
+
+    The same for every user for the life of the process: built once.
+    """
+    document = catalog_document()
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"))
+    return document, f'"{hashlib.sha256(text.encode()).hexdigest()[:24]}"'

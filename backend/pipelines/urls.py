@@ -20,4 +20,5 @@ urlpatterns = [
     path("pipelines/<int:pipeline_id>/diff/", apis.DiffApi.as_view(), name="pipeline-diff"),
     path("pipelines/<int:pipeline_id>/export/", apis.ExportApi.as_view(), name="pipeline-export"),
     path("compile/", apis.CompileApi.as_view(), name="compile"),
+    path("operators/", apis.OperatorCatalogApi.as_view(), name="operator-catalog"),
 ]

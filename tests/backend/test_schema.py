@@ -27,6 +27,7 @@ PATHS = {
     "/api/pipelines/{pipeline_id}/diff/",
     "/api/pipelines/{pipeline_id}/export/",
     "/api/compile/",
+    "/api/operators/",
 }
 
 
