@@ -1,0 +1,81 @@
+import { useState } from "react";
+
+import { ExecutionGraphView } from "../plan/ExecutionGraphView";
+import { JobGraphView } from "../plan/JobGraphView";
+import { Canvas } from "./Canvas";
+import { useDocumentStore, useEditor } from "./context";
+import type { Notify } from "./notices";
+import { ProblemsPanel } from "./ProblemsPanel";
+
+type View = "canvas" | "jobgraph" | "execution";
+
+const VIEWS: readonly (readonly [View, string])[] = [
+  ["canvas", "StreamGraph"],
+  ["jobgraph", "JobGraph"],
+  ["execution", "ExecutionGraph"],
+];
+
+/**
+ * The middle of the editor: the canvas, with the JobGraph or the ExecutionGraph
+ * over it when chosen (the canvas stays mounted, so switching back is instant),
+ * and the problems below.
+ */
+export function EditorViews({
+  pipelineId,
+  notify,
+}: {
+  readonly pipelineId: number;
+  readonly notify: Notify;
+}) {
+  const { selection } = useEditor();
+  const document = useDocumentStore((state) => state.document);
+  const plan = useDocumentStore((state) => state.plan);
+  const revision = useDocumentStore((state) => state.revision);
+  const [view, setView] = useState<View>("canvas");
+  const summary = plan?.summary ?? null;
+
+  return (
+    <main className="editor__main">
+      <nav className="tabs" aria-label="Views">
+        {VIEWS.map(([id, label]) => (
+          <button
+            key={id}
+            type="button"
+            className={view === id ? "tab is-active" : "tab"}
+            onClick={() => {
+              setView(id);
+            }}
+            data-testid={`view-${id}`}
+          >
+            {label}
+          </button>
+        ))}
+        <span className="tabs__summary">
+          {summary !== null &&
+            `${summary.vertexCount} job vertices · ${summary.totalSubtasks ?? "?"} subtasks · ${summary.slotsRequired} slots`}
+        </span>
+      </nav>
+      <div className="editor__view">
+        <Canvas onNotice={notify} />
+        {view === "jobgraph" && plan !== null && document !== null && (
+          <div className="view-overlay">
+            <JobGraphView
+              plan={plan}
+              document={document}
+              onSelectNodes={(nodes) => {
+                selection.getState().reveal(nodes);
+                setView("canvas");
+              }}
+            />
+          </div>
+        )}
+        {view === "execution" && (
+          <div className="view-overlay">
+            <ExecutionGraphView pipelineId={pipelineId} revision={revision} />
+          </div>
+        )}
+      </div>
+      <ProblemsPanel />
+    </main>
+  );
+}

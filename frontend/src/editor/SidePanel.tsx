@@ -1,0 +1,62 @@
+import { useState } from "react";
+
+import { navigate } from "../app/router";
+import { VersionsPanel } from "../versions/VersionsPanel";
+import { useDocumentStore, useEditor } from "./context";
+import { Inspector } from "./Inspector";
+import type { Notify } from "./notices";
+
+type Side = "properties" | "versions";
+
+/** The right-hand panel: the inspector, or the pipeline's versions. */
+export function SidePanel({
+  pipelineId,
+  notify,
+}: {
+  readonly pipelineId: number;
+  readonly notify: Notify;
+}) {
+  const { canEdit } = useEditor();
+  const revision = useDocumentStore((state) => state.revision);
+  const [side, setSide] = useState<Side>("properties");
+  return (
+    <aside className="editor__side">
+      <nav className="tabs" aria-label="Side panel">
+        <button
+          type="button"
+          className={side === "properties" ? "tab is-active" : "tab"}
+          onClick={() => {
+            setSide("properties");
+          }}
+          data-testid="side-properties"
+        >
+          Properties
+        </button>
+        <button
+          type="button"
+          className={side === "versions" ? "tab is-active" : "tab"}
+          onClick={() => {
+            setSide("versions");
+          }}
+          data-testid="side-versions"
+        >
+          Versions
+        </button>
+      </nav>
+      <div className="editor__side-body">
+        {side === "properties" ? (
+          <Inspector onNotice={notify} />
+        ) : (
+          <VersionsPanel
+            pipelineId={pipelineId}
+            revision={revision}
+            canEdit={canEdit}
+            onOpenDiff={(from, to) => {
+              navigate({ page: "diff", pipeline: pipelineId, from, to });
+            }}
+          />
+        )}
+      </div>
+    </aside>
+  );
+}

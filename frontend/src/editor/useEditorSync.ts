@@ -1,0 +1,75 @@
+import { useEffect } from "react";
+import { useStore, type StoreApi } from "zustand";
+
+import { edgeKeyOf } from "../graph/canvas";
+import { allEdgeIds } from "./commands";
+import type { Notify } from "./notices";
+import type { SelectionStore } from "./selection";
+import type { EditorSession } from "./session";
+
+/** Presence goes out at most this often while the selection changes. */
+const PRESENCE_DEBOUNCE_MS = 120;
+
+/**
+ * Keeps the editor and the server in step: says in words why the server refused
+ * an edit, tells the others what is selected here, and drops selected elements
+ * a co-editor deleted.
+ */
+export function useEditorSync(
+  session: EditorSession,
+  selection: StoreApi<SelectionStore>,
+  notify: Notify,
+): void {
+  const rejection = useStore(session.document, (state) => state.lastRejection);
+  const document = useStore(session.document, (state) => state.document);
+
+  useEffect(() => {
+    if (rejection === null) {
+      return;
+    }
+    const what =
+      rejection.reason === "conflict"
+        ? "Someone else changed the same element first, so your edit was not applied; you now see their version."
+        : rejection.reason === "forbidden"
+          ? "You may not edit this pipeline (viewer role)."
+          : "The server refused the edit.";
+    notify(`${what} ${rejection.error.message}`);
+    session.document.getState().dismissRejection();
+  }, [rejection, notify, session]);
+
+  useEffect(() => {
+    let timer: number | null = null;
+    const unsubscribe = selection.subscribe((state, previous) => {
+      if (state.nodes === previous.nodes && state.edges === previous.edges) {
+        return;
+      }
+      if (timer !== null) {
+        window.clearTimeout(timer);
+      }
+      timer = window.setTimeout(() => {
+        const edges = [...state.edges].map(edgeKeyOf).filter((key) => key !== null);
+        session.sendPresence({ nodes: [...state.nodes], edges });
+      }, PRESENCE_DEBOUNCE_MS);
+    });
+    return () => {
+      unsubscribe();
+      if (timer !== null) {
+        window.clearTimeout(timer);
+      }
+    };
+  }, [selection, session]);
+
+  useEffect(() => {
+    if (document === null) {
+      return;
+    }
+    const { nodes, edges } = selection.getState();
+    const nodeIds = new Set(document.nodes.map((n) => n.id));
+    const edgeIds = new Set(allEdgeIds(document));
+    const keptNodes = [...nodes].filter((id) => nodeIds.has(id));
+    const keptEdges = [...edges].filter((id) => edgeIds.has(id));
+    if (keptNodes.length !== nodes.size || keptEdges.length !== edges.size) {
+      selection.getState().select(keptNodes, keptEdges);
+    }
+  }, [document, selection]);
+}
