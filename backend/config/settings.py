@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "config",  # project-wide management commands (`serve`)
     "accounts",
     "pipelines",
+    "runs",
 ]
 
 MIDDLEWARE = [
@@ -117,6 +118,27 @@ CHANNEL_LAYERS = {
         "CONFIG": {"hosts": [REDIS_URL]},
     },
 }
+
+# Runs (docs/RUNTIME.md). A Celery worker runs them on Spark (`spark`) or, for fast tests
+# of everything around Spark, in its own process with the reference executor (`local`).
+SPARK_MASTER = os.environ.get("SPARK_MASTER", "").strip() or "local[*,3]"
+RUN_EXECUTOR = os.environ.get("RUN_EXECUTOR", "spark").strip()
+if RUN_EXECUTOR not in {"spark", "local"}:
+    raise ImproperlyConfigured(f"RUN_EXECUTOR must be 'spark' or 'local', not {RUN_EXECUTOR!r}.")
+RUNTIME_DATA_DIR = Path(os.environ.get("RUNTIME_DATA_DIR", str(VAR_DIR / "data")))
+"""The folder file sources read from and file sinks write to (paths are relative to it)."""
+RUN_QUEUE = os.environ.get("RUN_QUEUE", "runs")
+RUN_WORKER_CONCURRENCY = int(os.environ.get("RUN_WORKER_CONCURRENCY", "2"))
+"""Runs one worker process executes at once, sharing its one Spark session."""
+RUN_SOFT_TIME_LIMIT = int(os.environ.get("RUN_SOFT_TIME_LIMIT", "3600"))
+"""Seconds a run may take; then it is cancelled and fails."""
+RUN_TIME_LIMIT = int(os.environ.get("RUN_TIME_LIMIT", "3660"))
+"""Seconds after which a run's worker gives up on it even if Spark did not stop."""
+RUN_HEARTBEAT_SECONDS = float(os.environ.get("RUN_HEARTBEAT_SECONDS", "5"))
+RUN_HEARTBEAT_TIMEOUT = float(os.environ.get("RUN_HEARTBEAT_TIMEOUT", "15"))
+"""A run whose worker has not beaten for this long is FAILED (lost worker)."""
+RUN_FAULT_INJECTION = env_bool("RUN_FAULT_INJECTION", default=False)
+"""Lets a run's parameters make chosen subtasks fail (tests only)."""
 
 # Request and document limits. A larger request body is refused (Django reads at most
 # this much; DRF's JSON parser goes through it) with the API's `document-too-large` error.

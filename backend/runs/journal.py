@@ -1,0 +1,165 @@
+"""A run's journal: every change to a run is one `RunEvent` with the next sequence number.
+
+Whoever changes a run (the worker driving it, `run_cancel`, `run_mark_lost`) does it the
+same way, inside a transaction that holds the run's row lock:
+
+    before = run_fields(run)
+    ... set the run's fields (through `set_status` for its status) ...
+    append(run, before=before, vertices=..., subtasks=..., events=...)
+
+`append` stores the entry and the run's row together and publishes the entry after the
+transaction commits. Sequence numbers are handed out under the row lock, so they are
+gapless and in commit order, and an entry is readable before anyone is told of it: a
+client that sees a gap can read what it missed (`entries_between`). Readers rebuild the
+state at `Run.seq` from the checkpoint and the entries after it (`run_state`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from rest_framework.fields import DateTimeField
+
+from runs.events import RunUpdate, publish_to_run, run_update
+from runs.models import Run, RunEvent, RunStatus
+from runtime.events import SubtaskEvent
+
+Publish = Callable[[int, RunUpdate], None]
+
+_DATETIME = DateTimeField()
+
+_SAVED_FIELDS = (
+    "status",
+    "error",
+    "started_at",
+    "finished_at",
+    "worker",
+    "heartbeat_at",
+    "sinks",
+    "details",
+    "seq",
+    "state",
+    "state_seq",
+)
+
+
+def iso(value: datetime | None) -> str | None:
+    """A time as the REST API writes it."""
+    return None if value is None else str(_DATETIME.to_representation(value))
+
+
+def run_fields(run: Run) -> dict[str, Any]:
+    """The run's own fields that journal entries carry when they change (`RunFields`)."""
+    return {
+        "status": run.status,
+        "error": run.error or None,
+        "startedAt": iso(run.started_at),
+        "finishedAt": iso(run.finished_at),
+        "worker": run.worker or None,
+        "sinks": run.sinks,
+        "details": run.details,
+    }
+
+
+def set_status(run: Run, status: RunStatus) -> bool:
+    """Move the run forward to `status`; never back (a run that is CANCELING stays so
+    when its worker reports RUNNING late) and never out of a terminal status."""
+    if run.run_status.is_terminal or status.rank <= run.run_status.rank:
+        return False
+    run.status = status
+    return True
+
+
+def append(
+    run: Run,
+    *,
+    before: Mapping[str, Any],
+    vertices: Iterable[dict[str, Any]] = (),
+    subtasks: Iterable[dict[str, Any]] = (),
+    events: Iterable[SubtaskEvent] = (),
+    checkpoint: dict[str, Any] | None = None,
+    publish: Publish | None = None,
+) -> int:
+    """Store the next entry of a run whose row this transaction has locked; its number.
+
+    `before` is `run_fields(run)` from before the caller changed the run; `checkpoint`,
+    when given, is the whole state after this entry (`vertices` and `subtasks`).
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("journal entries are written inside the transaction that locks the run")
+    after = run_fields(run)
+    changes = {
+        "run": {name: value for name, value in after.items() if before.get(name) != value},
+        "vertices": list(vertices),
+        "subtasks": list(subtasks),
+    }
+    run.seq += 1
+    if checkpoint is not None:
+        run.state, run.state_seq = checkpoint, run.seq
+    run.save(update_fields=_SAVED_FIELDS)
+    RunEvent.objects.create(
+        run=run, seq=run.seq, events=[e.to_json() for e in events], changes=changes
+    )
+    message = run_update(run.seq, changes)
+    send = publish or publish_to_run
+    run_id = run.pk
+    transaction.on_commit(lambda: send(run_id, message))
+    return run.seq
+
+
+def merge(state: dict[str, Any], fields: dict[str, Any], changes: dict[str, Any]) -> None:
+    """Apply one entry's `changes` to a state and the run's fields, in place."""
+    fields.update(changes.get("run", {}))
+    for section, key in (("vertices", _vertex_key), ("subtasks", _subtask_key)):
+        updates = changes.get(section)
+        if not updates:
+            continue
+        entries: list[dict[str, Any]] = state.setdefault(section, [])
+        index = {key(entry): i for i, entry in enumerate(entries)}
+        for entry in updates:
+            position = index.get(key(entry))
+            if position is None:
+                entries.append(entry)
+            else:
+                entries[position] = entry
+
+
+def _vertex_key(entry: dict[str, Any]) -> Any:
+    return entry["id"]
+
+
+def _subtask_key(entry: dict[str, Any]) -> Any:
+    return (entry["vertex"], entry["subtask"])
+
+
+def run_state(run: Run) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """The run's state as of its last entry: (seq, run fields, vertices and subtasks).
+
+    Reads the checkpoint from `run` and the entries after it; entries are committed in
+    sequence order, so what this reads is a gapless prefix and the state is that of one
+    moment, even while the run is being written to.
+    """
+    state = {
+        "vertices": list(run.state.get("vertices", [])),
+        "subtasks": list(run.state.get("subtasks", [])),
+    }
+    fields = run_fields(run)
+    seq = run.state_seq
+    for entry_seq, changes in entries_between(run_id=run.pk, after=run.state_seq):
+        merge(state, fields, changes)
+        seq = entry_seq
+    return max(seq, run.state_seq), fields, state
+
+
+def entries_between(
+    *, run_id: int, after: int, until: int | None = None
+) -> list[tuple[int, dict[str, Any]]]:
+    """(seq, changes) of the entries after `after` (up to `until`, inclusive), in order."""
+    entries = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
+    if until is not None:
+        entries = entries.filter(seq__lte=until)
+    rows = entries.order_by("seq").values_list("seq", "changes")
+    return [(seq, changes) for seq, changes in rows]
