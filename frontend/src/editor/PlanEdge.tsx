@@ -2,6 +2,7 @@ import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyf
 import { memo } from "react";
 
 import type { FlowEdge } from "./canvasModel";
+import { useEditor } from "./context";
 
 /** The tooltip of an edge: whether it chains and, if not, every reason why. */
 export function edgeTitle(data: FlowEdge["data"]): string {
@@ -37,6 +38,7 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
         : "unchained";
   const title = edgeTitle(data);
   const presence = data?.presence[0]?.colour;
+  const { selection } = useEditor();
   return (
     <>
       <BaseEdge
@@ -55,6 +57,11 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
             title={title}
             data-testid={`edge-${props.id}`}
             data-chained={String(chained)}
+            onClick={(event) => {
+              // The label is part of the edge: a click selects it as a click on the line does.
+              event.stopPropagation();
+              selection.getState().select([], [props.id]);
+            }}
           >
             {data.edge.partitioner}
             {data.edge.sideOutputTag != null && ` · ${data.edge.sideOutputTag}`}

@@ -1,0 +1,127 @@
+/** Two people on one pipeline: presence, each other's edits live, conflicts explained. */
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+
+import {
+  api,
+  firstWorkspace,
+  newUser,
+  openEditor,
+  screenshot,
+  signedIn,
+  type TestUser,
+} from "./support";
+
+const contexts: BrowserContext[] = [];
+let ada: TestUser;
+let grace: TestUser;
+let pipelineId: number;
+
+const DOCUMENT = {
+  format: "streamgraph/v1",
+  name: "clicks",
+  config: { defaultParallelism: 2 },
+  nodes: [
+    {
+      id: 1,
+      name: "Source: Clicks",
+      operator: "source.sequence",
+      params: { from: 1, to: 100 },
+      ui: { x: 60, y: 120 },
+    },
+    { id: 2, name: "Parse", operator: "map", params: { fn: "x" }, ui: { x: 300, y: 120 } },
+    { id: 3, name: "Sink: Out", operator: "sink.print", ui: { x: 540, y: 120 } },
+  ],
+  edges: [
+    { source: 1, target: 2, partitioner: "FORWARD" },
+    { source: 2, target: 3, partitioner: "FORWARD" },
+  ],
+};
+
+beforeAll(async () => {
+  ada = await newUser("ada");
+  grace = await newUser("grace");
+  const workspace = await firstWorkspace(ada);
+  await api("POST", `workspaces/${workspace.id}/members/`, ada.token, {
+    username: grace.username,
+    role: "editor",
+  });
+  const created = await api<{ id: number }>("POST", "pipelines/", ada.token, {
+    workspace: workspace.id,
+    name: "Clicks",
+    document: DOCUMENT,
+  });
+  pipelineId = created.id;
+});
+
+afterAll(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+});
+
+async function open(user: TestUser): Promise<Page> {
+  const { context, page } = await signedIn(user);
+  contexts.push(context);
+  await openEditor(page, pipelineId);
+  return page;
+}
+
+describe("co-editing", () => {
+  it("shows who is here and what they select, and applies their edits live", async () => {
+    const adaPage = await open(ada);
+    const gracePage = await open(grace);
+
+    await adaPage.getByTestId(`presence-${grace.username}`).waitFor();
+    await gracePage.getByTestId(`presence-${ada.username}`).waitFor();
+
+    // Ada selects the map: Grace sees Ada's initial on it.
+    await adaPage.getByTestId("node-2").click();
+    await expect
+      .poll(() => gracePage.getByTestId("node-2").locator(".op-node__presence").textContent())
+      .toBe(ada.username.slice(0, 1).toUpperCase());
+
+    // Ada renames it; Grace's canvas follows.
+    await adaPage.getByTestId("prop-name").fill("Parse clicks");
+    await adaPage.getByTestId("prop-name").press("Enter");
+    await expect
+      .poll(() => gracePage.getByTestId("node-2").textContent())
+      .toContain("Parse clicks");
+    await screenshot(gracePage, "coediting");
+  });
+
+  it("explains an edit that lost a race as a conflict", async () => {
+    const adaPage = await open(ada);
+    const gracePage = await open(grace);
+    await adaPage.getByTestId("node-3").click();
+    await gracePage.getByTestId("node-3").click();
+    // Both change the same field from the same revision; the second one is refused.
+    await Promise.all([
+      adaPage.evaluate(() => {
+        const input = document.querySelector<HTMLInputElement>('[data-testid="prop-uid"]');
+        input?.focus();
+      }),
+      gracePage.evaluate(() => {
+        const input = document.querySelector<HTMLInputElement>('[data-testid="prop-uid"]');
+        input?.focus();
+      }),
+    ]);
+    await adaPage.getByTestId("prop-uid").fill("sink-ada");
+    await gracePage.getByTestId("prop-uid").fill("sink-grace");
+    await Promise.all([
+      adaPage.getByTestId("prop-uid").press("Enter"),
+      gracePage.getByTestId("prop-uid").press("Enter"),
+    ]);
+    const notices = async (page: Page): Promise<string> =>
+      (await page.locator(".notice-toast").allTextContents()).join(" ");
+    // Whoever lost sees why, and both end up with the winner's value.
+    await expect
+      .poll(async () => (await notices(adaPage)) + (await notices(gracePage)))
+      .toMatch(/Someone else changed the same element first/);
+    await expect
+      .poll(async () => [
+        await adaPage.getByTestId("prop-uid").inputValue(),
+        await gracePage.getByTestId("prop-uid").inputValue(),
+      ])
+      .toSatisfy((values: string[]) => values[0] === values[1]);
+  });
+});

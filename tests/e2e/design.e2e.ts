@@ -1,0 +1,93 @@
+/**
+ * A new user signs up, creates a pipeline, builds it from the palette, and
+ * watches the chain form when the operators connect and break when one
+ * operator's parallelism changes.
+ */
+
+import { afterAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+
+import { baseUrl, connect, screenshot, sharedBrowser } from "./support";
+
+const contexts: BrowserContext[] = [];
+
+afterAll(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+});
+
+async function dropFromPalette(page: Page, kind: string, x: number, y: number): Promise<void> {
+  await page.getByTestId(`palette-${kind}`).dragTo(page.getByTestId("canvas"), {
+    targetPosition: { x, y },
+  });
+}
+
+describe("designing a pipeline", () => {
+  it("signs up, builds a pipeline from the palette and explains its chains", async () => {
+    const context = await (
+      await sharedBrowser()
+    ).newContext({
+      viewport: { width: 1280, height: 800 },
+      baseURL: baseUrl,
+    });
+    contexts.push(context);
+    const page = await context.newPage();
+    const username = `ada-${Date.now().toString(36)}`;
+
+    await page.goto("/");
+    await page.waitForURL("**/signin");
+    await screenshot(page, "signin");
+    await page.getByRole("button", { name: "Create an account" }).click();
+    await page.getByLabel("Username").fill(username);
+    await page.getByLabel("Password").fill("a long enough passphrase");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { name: `${username}'s workspace` }).waitFor();
+
+    await page.getByTestId("new-pipeline-name").fill("Word count");
+    await page.getByTestId("create-pipeline").click();
+    await page.waitForURL(/\/pipelines\/\d+$/);
+    await page.getByText(/Saved · rev \d+/).waitFor();
+
+    await dropFromPalette(page, "source.sequence", 120, 200);
+    await dropFromPalette(page, "map", 360, 200);
+    await dropFromPalette(page, "sink.print", 600, 200);
+    await expect.poll(() => page.locator(".react-flow__node-operator").count()).toBe(3);
+
+    await connect(page, 1, 2);
+    await connect(page, 2, 3);
+    // One chain: the three operators run in one task.
+    const chain = page.getByTestId("chain-1");
+    await chain.waitFor();
+    await expect
+      .poll(() => chain.textContent())
+      .toContain("Source: Sequence -> Map -> Sink: Print to Std. Out");
+    await page.getByText("Saved · rev").waitFor();
+
+    // The map runs with parallelism 3: the FORWARD edges around it cannot stay.
+    await page.getByTestId("node-2").click();
+    await page.getByTestId("prop-parallelism").fill("3");
+    await page.getByTestId("prop-parallelism").press("Enter");
+    await page.getByText(/now use REBALANCE/).waitFor();
+    await expect.poll(() => chain.count()).toBe(0);
+    const edge = page.getByTestId("edge-1-2-0-0");
+    await expect.poll(() => edge.getAttribute("data-chained")).toBe("false");
+    const reasons = (await edge.getAttribute("title")) ?? "";
+    expect(reasons).toContain("not chained");
+    expect(reasons.toLowerCase()).toContain("parallelism");
+    await expect.poll(() => page.getByTestId("node-2-parallelism").textContent()).toBe("p3");
+
+    // The edge panel lists the same reasons.
+    await edge.click();
+    await page.getByTestId("edge-chain-status").waitFor();
+    expect(await page.getByTestId("edge-chain-status").textContent()).toContain("Not chained");
+    await screenshot(page, "editor-unchained");
+
+    // Undo restores parallelism and the FORWARD edges in one step: the chain is back.
+    await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
+    await page.keyboard.press("Control+z");
+    await chain.waitFor();
+    await expect
+      .poll(() => page.getByTestId("edge-1-2-0-0").getAttribute("data-chained"))
+      .toBe("true");
+    await screenshot(page, "editor");
+  });
+});
