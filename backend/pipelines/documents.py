@@ -1,10 +1,15 @@
-"""Pipeline documents: the empty one, size limits, validation and import.
+"""Pipeline documents: the empty one, size limits, validation, what stops a run, and import.
 
 A working copy may hold errors that the editor shows as diagnostics until the
 user fixes them (a cycle, a uid used twice); what it may not hold is a document
 the compiler cannot read as a graph at all (`compiler.diagnostics.structural_errors`)
 or one beyond the size limits. Both are refused with the diagnostics, before
 anything is stored.
+
+Problems that would only stop a run (a missing parameter, an expression that does not
+compile, an operator kind the runtime lacks: `runtime.catalog.runnability`) are shown
+beside the compiler's diagnostics, marked `"stage": "run"`; they never make a document
+invalid, so it can still be compiled, stored and saved as a version.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from compiler.document import FORMAT
 from compiler.flinkjson import streamgraph_from_execution_plan
 from compiler.pipeline import Compilation, compile_document
 from config.errors import DocumentRejected, DocumentTooLarge
+from runtime.catalog import runnability
 
 FLINK_PLAN = "flink-plan"
 STREAMGRAPH = "streamgraph"
+RUN_STAGE = "run"
+"""The `stage` of a diagnostic that would stop a run; the compiler's have no `stage`."""
 
 
 def document_empty(*, name: str) -> dict[str, Any]:
@@ -68,6 +76,20 @@ def document_validate(*, document: object) -> Compilation:
     if blocking:
         raise DocumentRejected(blocking)
     return compilation
+
+
+def document_run_diagnostics(*, document: object) -> list[dict[str, Any]]:
+    """What would stop a run of the document, as JSON diagnostics with `"stage": "run"`."""
+    return [{**d.to_json(), "stage": RUN_STAGE} for d in runnability(document)]
+
+
+def with_run_diagnostics(
+    diagnostics: list[dict[str, Any]], *, document: object
+) -> list[dict[str, Any]]:
+    """`diagnostics` without any earlier run diagnostics, then the document's (in its order:
+    nodes, then edges)."""
+    compiled = [d for d in diagnostics if d.get("stage") != RUN_STAGE]
+    return compiled + document_run_diagnostics(document=document)
 
 
 def _rejected(code: str, message: str, field: str | None = None) -> DocumentRejected:

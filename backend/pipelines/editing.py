@@ -5,6 +5,12 @@ author saw: an edit on an older revision is rebased over the edits stored since
 when it conflicts with none of them (`compiler.edits.find_conflict`), else it is
 rejected and nothing changes. An applied edit is stored with its revision and
 broadcast, after commit, with the plan delta it caused.
+
+The live plan is the compiler's (`compiler.liveplan`) with the problems that would stop
+a run appended to its diagnostics (`pipelines.documents.with_run_diagnostics`). Those
+depend on more than the compiler reads (a node's `params` and `operator`), so an edit
+that leaves the compiled plan alone still refreshes them, unless it only moves or
+decorates (`ui`, `meta`).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from compiler.edits import Edit, EditRejected, apply_edit, find_conflict
 from compiler.liveplan import live_plan, plan_delta
 from compiler.pipeline import compile_document
 from config.errors import DocumentTooLarge
-from pipelines.documents import document_check_size
+from pipelines.documents import document_check_size, with_run_diagnostics
 from pipelines.events import EditApplied, ErrorBody, UserRef, publish_to_pipeline
 from pipelines.models import Pipeline, PipelineEdit
 
@@ -32,6 +38,11 @@ _plans: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
 _documents: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
 
 
+def document_live_plan(*, document: dict[str, Any]) -> dict[str, Any]:
+    """The `liveplan/v1` of a document: the compiler's, with the run problems appended."""
+    return _with_runnability(live_plan(compile_document(document)), document)
+
+
 def pipeline_live_plan(
     *, pipeline_id: int, revision: int, document: dict[str, Any]
 ) -> dict[str, Any]:
@@ -39,11 +50,27 @@ def pipeline_live_plan(
     key = (pipeline_id, revision)
     plan = _plans.get(key)
     if plan is None:
-        plan = live_plan(compile_document(document))
+        plan = document_live_plan(document=document)
         _remember(_plans, key, plan)
     else:
         _plans.move_to_end(key)
     return plan
+
+
+def _with_runnability(plan: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+    return {**plan, "diagnostics": with_run_diagnostics(plan["diagnostics"], document=document)}
+
+
+def _affects_runnability(edit: Edit) -> bool:
+    """False for edits of what no check reads: positions, `ui` and `meta`."""
+    if edit.kind == "move_node":
+        return False
+    if edit.kind == "set_field" and edit.field is not None:
+        if edit.element == "node":
+            return not edit.field.startswith("ui.")
+        if edit.element == "document":
+            return not edit.field.startswith(("meta.", "ui."))
+    return True
 
 
 def _remember(
@@ -152,17 +179,19 @@ def pipeline_apply_edit(
         if parsed.affects_plan:
             compilation = compile_document(new_document)
             blocking = structural_errors(compilation.diagnostics)
-            new_plan = live_plan(compilation)
+            if blocking:
+                return _rejection(
+                    current,
+                    "invalid",
+                    "invalid-document",
+                    "the edit would make the document unreadable: " + blocking[0].message,
+                    [d.to_json() for d in blocking],
+                )
+            new_plan = _with_runnability(live_plan(compilation), new_document)
+        elif _affects_runnability(parsed):
+            new_plan = _with_runnability(old_plan, new_document)
         else:
-            blocking, new_plan = [], old_plan
-        if blocking:
-            return _rejection(
-                current,
-                "invalid",
-                "invalid-document",
-                "the edit would make the document unreadable: " + blocking[0].message,
-                [d.to_json() for d in blocking],
-            )
+            new_plan = old_plan
         revision = current + 1
         pipeline.document = new_document
         pipeline.revision = revision

@@ -89,7 +89,8 @@ class Snapshot(_Message):
     revision: int
     document: dict[str, Any]
     plan: dict[str, Any]
-    """`liveplan/v1` of `document`."""
+    """`liveplan/v1` of `document`; after the compiler's diagnostics come those that would
+    stop a run, marked `"stage": "run"` (`pipelines.editing.document_live_plan`)."""
     presence: list[PresenceEntry]
     you: PresenceEntry
 

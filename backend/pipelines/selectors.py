@@ -25,7 +25,12 @@ from compiler.hashing import to_hex
 from compiler.pipeline import Compilation, compile_document
 from compiler.render import render_json, render_text
 from config.errors import DocumentRejected, NotFound
-from pipelines.documents import FLINK_PLAN, STREAMGRAPH, document_check_size
+from pipelines.documents import (
+    FLINK_PLAN,
+    STREAMGRAPH,
+    document_check_size,
+    document_run_diagnostics,
+)
 from pipelines.models import Pipeline, PipelineVersion
 from runtime.catalog import catalog_document
 
@@ -134,10 +139,11 @@ def _execution_summary(compilation: Compilation, execution: ExecutionGraph) -> d
 def pipeline_plan(*, document: object, reject_unreadable: bool = False) -> dict[str, Any]:
     """The compiled plan of a document, as JSON.
 
-    `ok`, `diagnostics` (errors and warnings), `jobGraph` (`jobgraph/v1`),
-    `execution` (a summary of the ExecutionGraph: per vertex its parallelism
-    and each subtask's key-group range, per edge its pattern and partition
-    groups) and `explain` (`explain/v1`). Without a plan (the document has
+    `ok`, `diagnostics` (the compiler's errors and warnings, then the problems that
+    would stop a run, marked `"stage": "run"`; only the compiler's decide `ok`),
+    `jobGraph` (`jobgraph/v1`), `execution` (a summary of the ExecutionGraph: per
+    vertex its parallelism and each subtask's key-group range, per edge its pattern
+    and partition groups) and `explain` (`explain/v1`). Without a plan (the document has
     errors) the last three are null. With `reject_unreadable`, a document the
     compiler cannot read as a graph is refused (`DocumentRejected`) instead.
     """
@@ -147,7 +153,8 @@ def pipeline_plan(*, document: object, reject_unreadable: bool = False) -> dict[
         raise DocumentRejected(blocking)
     plan: dict[str, Any] = {
         "ok": compilation.ok,
-        "diagnostics": [d.to_json() for d in compilation.diagnostics],
+        "diagnostics": [d.to_json() for d in compilation.diagnostics]
+        + document_run_diagnostics(document=document),
         "jobGraph": None,
         "execution": None,
         "explain": None,

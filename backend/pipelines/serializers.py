@@ -149,9 +149,21 @@ class ExecutionSummarySerializer(serializers.Serializer):
     edges = ExecutionEdgeSummarySerializer(many=True)
 
 
+class PlanDiagnosticSerializer(DiagnosticSerializer):
+    stage = serializers.ChoiceField(
+        choices=["run"],
+        required=False,
+        help_text="`run`: would stop a run (operator kind, parameters, keys, inputs; codes "
+        "`run.*` and `param.*`), without making the document invalid. Absent for the "
+        "compiler's diagnostics.",
+    )
+
+
 class PlanSerializer(serializers.Serializer):
-    ok = serializers.BooleanField(help_text="Whether the document compiled without errors.")
-    diagnostics = DiagnosticSerializer(many=True)
+    ok = serializers.BooleanField(
+        help_text="Whether the document compiled without errors (run problems aside)."
+    )
+    diagnostics = PlanDiagnosticSerializer(many=True)
     jobGraph = serializers.JSONField(allow_null=True, help_text="The jobgraph/v1 document.")
     execution = ExecutionSummarySerializer(allow_null=True)
     explain = serializers.JSONField(allow_null=True, help_text="The explain/v1 document.")

@@ -15,9 +15,9 @@ from django.contrib.auth.models import User
 from django.db import connections
 from rest_framework.authtoken.models import Token
 
-from compiler.liveplan import apply_plan_delta, live_plan
-from compiler.pipeline import compile_document
+from compiler.liveplan import apply_plan_delta
 from config.asgi import application
+from pipelines.editing import document_live_plan
 from pipelines.models import Pipeline, PipelineEdit
 from tests.backend.factories import Team, make_team
 
@@ -138,7 +138,7 @@ def test_join_gets_document_revision_plan_and_presence(team: Team) -> None:
         alice, first = await join(team, "editor")
         assert first["revision"] == 0
         assert first["document"] == team.pipeline.document
-        assert first["plan"] == live_plan(compile_document(team.pipeline.document))
+        assert first["plan"] == document_live_plan(document=team.pipeline.document)
         assert [p["user"]["username"] for p in first["presence"]] == ["eddie"]
         bob, second = await join(team, "viewer")
         names = sorted(p["user"]["username"] for p in second["presence"])
@@ -166,7 +166,7 @@ def test_an_edit_reaches_everyone_with_the_plan_delta(team: Team) -> None:
         assert seen_by_bob == applied
         revision, document = await stored(team.pipeline.pk)
         assert revision == 1 and document["nodes"][3]["parallelism"] == 5
-        expected_plan = live_plan(compile_document(document))
+        expected_plan = document_live_plan(document=document)
         plan = apply_plan_delta(snapshot["plan"], applied["planDelta"])
         assert plan == expected_plan
         # The sink can no longer chain: the FORWARD edge now crosses parallelism.
@@ -321,7 +321,7 @@ def test_a_rest_update_reaches_co_editors_and_stale_edits_conflict(team: Team) -
         )
         replaced = await alice.receive("document_replaced")
         assert replaced["revision"] == 1 and replaced["document"] == replacement
-        assert replaced["plan"] == live_plan(compile_document(replacement))
+        assert replaced["plan"] == document_live_plan(document=replacement)
         rejected = await alice.edit("late", 0, set_field(2, "name", "Too late"))
         assert rejected["reason"] == "conflict"
         assert "replaced after revision 0" in rejected["error"]["message"]
