@@ -572,9 +572,22 @@ class _Guard(ast.NodeTransformer):
         helper = self._BINARY.get(type(node.op))
         if helper is None:
             return node
-        return ast.copy_location(
-            ast.Call(ast.Name(helper, ast.Load()), [node.left, node.right], []), node
-        )
+        guarded = ast.Call(ast.Name(helper, ast.Load()), [node.left, node.right], [])
+        number = isinstance(node.right, ast.Constant) and type(node.right.value) in (int, float)
+        if isinstance(node.left, ast.Name) and (
+            isinstance(node.op, ast.Mod) or (isinstance(node.op, ast.Mult) and number)
+        ):
+            # `x % y` and `x * 2` with an int x: the plain operation, without a call (an int
+            # `%` never formats, an int times a number never repeats a sequence).
+            # `x.__class__` is written here, never by a user: they cannot write `_` names.
+            check = ast.Compare(
+                ast.Attribute(ast.Name(node.left.id, ast.Load()), "__class__", ast.Load()),
+                [ast.Is()],
+                [ast.Name("_g_int", ast.Load())],
+            )
+            plain = ast.BinOp(node.left, node.op, node.right)
+            return ast.copy_location(ast.IfExp(check, plain, guarded), node)
+        return ast.copy_location(guarded, node)
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         if node.id == "range":
@@ -685,7 +698,8 @@ def _g_replace(target: Any, *args: Any, **kwargs: Any) -> Any:
     return target.replace(*args, **kwargs)
 
 
-GUARDS: Mapping[str, Callable[..., Any]] = {
+GUARDS: Mapping[str, Any] = {
+    "_g_int": int,
     "_g_pow": _g_pow,
     "_g_mul": _g_mul,
     "_g_lshift": _g_lshift,

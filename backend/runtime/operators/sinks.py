@@ -1,0 +1,227 @@
+"""Sinks: print, collect, text / CSV / JSON lines files, and FileSink's writer and committer.
+
+Every sink counts its records and keeps the first ones as text for the run's preview
+(`RunOptions.preview_size` per subtask). `sink.print` renders records as Flink's
+print() does, `str(record)` prefixed with `N> ` (N = subtask + 1) when the sink is
+parallel; `sink.collect` renders them as JSON.
+
+File sinks write one file per subtask that received records, `part-<subtask>.<ext>`
+in the folder their `path` names, as Flink's FileSink writes part files. An attempt
+writes a hidden `.part-...inprogress` file and renames it when the subtask finishes,
+so a failed or retried attempt never leaves a partial file behind, and a retry
+replaces what the failed attempt would have written.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from runtime.events import SinkOutput
+from runtime.operators.base import Gen, OperatorCode
+from runtime.operators.sources import resolve
+
+if TYPE_CHECKING:
+    from runtime.chains import SubtaskRun
+    from runtime.plan import NodePlan
+
+
+def print_text(record: Any) -> str:
+    return str(record)
+
+
+def json_text(record: Any) -> str:
+    return json.dumps(record, ensure_ascii=False, default=str)
+
+
+class Sink:
+    """A sink in one subtask: counts records and keeps a preview."""
+
+    def __init__(self, node: NodePlan, run: SubtaskRun) -> None:
+        self.node = node.id
+        self.vertex = run.vertex_id
+        self.subtask = run.subtask
+        self.limit = run.preview_size
+        self.records = 0
+        self.preview: list[str] = []
+        self.files: list[str] = []
+
+    def render(self, record: Any) -> str:
+        return print_text(record)
+
+    def write(self, record: Any) -> None:
+        self.records += 1
+        if len(self.preview) < self.limit:
+            self.preview.append(self.render(record))
+
+    def complete(self) -> None:
+        """The subtask finished: make what it wrote visible."""
+
+    def abort(self) -> None:
+        """The attempt failed or was stopped: leave nothing behind."""
+
+    def output(self) -> SinkOutput:
+        return SinkOutput(
+            node=self.node,
+            vertex=self.vertex,
+            subtask=self.subtask,
+            records=self.records,
+            preview=tuple(self.preview),
+            truncated=self.records > len(self.preview),
+            files=tuple(self.files),
+        )
+
+
+class PrintSink(Sink):
+    def __init__(self, node: NodePlan, run: SubtaskRun) -> None:
+        super().__init__(node, run)
+        self.prefix = f"{run.subtask + 1}> " if run.parallelism > 1 else ""
+
+    def render(self, record: Any) -> str:
+        return self.prefix + str(record)
+
+
+class CollectSink(Sink):
+    def render(self, record: Any) -> str:
+        return json_text(record)
+
+
+class FileSink(Sink):
+    """Writes `part-<subtask>.<extension>` in the sink's folder, atomically per attempt."""
+
+    extension = "txt"
+
+    def __init__(self, node: NodePlan, run: SubtaskRun) -> None:
+        super().__init__(node, run)
+        self.data_dir = Path(run.data_dir).resolve()
+        self.folder = resolve(run.data_dir, node.params["path"], must_exist=False)
+        name = f"part-{run.subtask}.{self.extension}"
+        self.final = self.folder / name
+        self.temporary = self.folder / f".{name}.{run.attempt}.inprogress"
+        self.stream: TextIO | None = None
+        self.params = node.params
+
+    def write(self, record: Any) -> None:
+        stream = self.stream
+        if stream is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            stream = self.stream = self.temporary.open("w", encoding="utf-8", newline="")
+            self.start(stream, record)
+        self.records += 1
+        text = self.put(stream, record)
+        if len(self.preview) < self.limit:
+            self.preview.append(text)
+
+    def start(self, stream: TextIO, first: Any) -> None:
+        """Write what comes before the first record (a CSV header)."""
+
+    def put(self, stream: TextIO, record: Any) -> str:
+        """Write one record; return it as text for the preview."""
+        text = str(record)
+        stream.write(text + "\n")
+        return text
+
+    def complete(self) -> None:
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            stream.close()
+            os.replace(self.temporary, self.final)
+            self.files.append(self.final.relative_to(self.data_dir).as_posix())
+        elif self.records == 0 and self.final.exists():
+            self.final.unlink()  # an earlier run's part this run did not write
+
+    def abort(self) -> None:
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            stream.close()
+        self.temporary.unlink(missing_ok=True)
+
+
+class JsonSink(FileSink):
+    extension = "jsonl"
+
+    def put(self, stream: TextIO, record: Any) -> str:
+        text = json_text(record)
+        stream.write(text + "\n")
+        return text
+
+
+class CsvSink(FileSink):
+    """Rows from tuples, lists or dicts (columns: the first dict's keys); other records
+    are one-column rows."""
+
+    extension = "csv"
+
+    def start(self, stream: TextIO, first: Any) -> None:
+        self.delimiter = self.params.get("delimiter") or ","
+        self.writer = csv.writer(stream, delimiter=self.delimiter, lineterminator="\n")
+        self.columns: list[Any] | None = list(first) if isinstance(first, dict) else None
+        if self.columns is not None and self.params.get("header", True) is not False:
+            self.writer.writerow(self.columns)
+
+    def put(self, stream: TextIO, record: Any) -> str:
+        if isinstance(record, dict):
+            row: list[Any] = [record.get(column) for column in self.columns or list(record)]
+        elif isinstance(record, (list, tuple)):
+            row = list(record)
+        else:
+            row = [record]
+        self.writer.writerow(row)
+        return self.delimiter.join(str(value) for value in row)
+
+
+class WriterSink(FileSink):
+    """FileSink's writer: writes lines, then sends the finished file on to the committer."""
+
+    def finished_files(self) -> list[str]:
+        self.complete()
+        return list(self.files)
+
+
+class CommitterSink(Sink):
+    """FileSink's committer: reports the files its writers finished."""
+
+    def write(self, record: Any) -> None:
+        super().write(record)
+        self.files.append(str(record))
+
+
+_SINKS: dict[str, type[Sink]] = {
+    "sink.print": PrintSink,
+    "sink.collect": CollectSink,
+    "sink.text": FileSink,
+    "sink.csv": CsvSink,
+    "sink.json": JsonSink,
+    "sink.writer": WriterSink,
+    "sink.committer": CommitterSink,
+}
+
+
+class SinkCode(OperatorCode):
+    def create(self, node: NodePlan, run: SubtaskRun) -> object:
+        return _SINKS[node.kind](node, run)
+
+    def setup(self, gen: Gen, node: NodePlan) -> None:
+        gen.setup(f"_w{node.id} = {gen.obj(node)}.write")
+
+    def record(
+        self, gen: Gen, node: NodePlan, var: str, slot: int, key: str | None, tail: bool
+    ) -> None:
+        gen.line(f"_w{node.id}({var})")
+
+
+class WriterCode(SinkCode):
+    def finish(self, gen: Gen, node: NodePlan) -> None:
+        out = gen.local("v", node)
+        with gen.block(f"for {out} in {gen.obj(node)}.finished_files():", loop=True):
+            gen.emit(node, out, tail=True)
+
+
+FILE_SINKS = frozenset({"sink.text", "sink.csv", "sink.json", "sink.writer"})
+
+CODE: dict[str, OperatorCode] = {
+    kind: WriterCode() if kind == "sink.writer" else SinkCode() for kind in _SINKS
+}

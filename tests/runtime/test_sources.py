@@ -1,0 +1,74 @@
+"""How sources split their records over subtasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from runtime.operators import sources
+from runtime.operators.sources import PathError, list_files, number_splits, resolve, text_lines
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "parallelism", "expected"),
+    [
+        (1, 10, 1, [range(1, 11)]),
+        (1, 10, 3, [range(1, 5), range(5, 8), range(8, 11)]),  # the first n % p one longer
+        (0, 1, 4, [range(0, 1), range(1, 2), range(2, 2), range(2, 2)]),
+        (5, 4, 2, [range(0), range(0)]),
+        (-3, 3, 2, [range(-3, 1), range(1, 4)]),
+    ],
+)
+def test_number_splits_are_flinks_number_sequence_splits(
+    first: int, last: int, parallelism: int, expected: list[range]
+):
+    assert number_splits(first, last, parallelism) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    lines=st.lists(st.text(alphabet="ab \r\tü😀", max_size=9), max_size=12),
+    ending=st.sampled_from(["", "\n", "\r\n"]),
+    parallelism=st.integers(1, 6),
+    block=st.integers(1, 9),
+)
+def test_text_byte_ranges_read_every_line_exactly_once(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[str],
+    ending: str,
+    parallelism: int,
+    block: int,
+):
+    folder = tmp_path_factory.mktemp("text")
+    text = "\n".join(lines) + (ending if lines else "")
+    (folder / "f.txt").write_bytes(text.encode())
+    expected = text.split("\n")
+    if text.endswith("\n") or not text:
+        expected = expected[:-1]
+    expected = [line[:-1] if line.endswith("\r") else line for line in expected]
+    original, sources.BLOCK = sources.BLOCK, block
+    try:
+        read = [
+            line
+            for subtask in range(parallelism)
+            for line in text_lines([folder / "f.txt"], subtask, parallelism)
+        ]
+    finally:
+        sources.BLOCK = original
+    assert read == expected
+
+
+def test_folders_list_their_visible_files_in_name_order(tmp_path: Path):
+    for name in ("b.txt", "a.txt", ".hidden", "_meta", "c.txt"):
+        (tmp_path / name).write_text(name)
+    (tmp_path / "sub").mkdir()
+    assert [p.name for p in list_files(str(tmp_path), ".")] == ["a.txt", "b.txt", "c.txt"]
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../x", "a/../../x", "", "C:\\x"])
+def test_paths_outside_the_data_folder_are_refused(tmp_path: Path, path: str):
+    with pytest.raises(PathError):
+        resolve(str(tmp_path), path, must_exist=False)
