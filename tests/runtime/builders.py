@@ -115,3 +115,47 @@ class Doc:
 
     def build(self) -> dict[str, Any]:
         return copy.deepcopy(self.document)
+
+
+def run(
+    document: dict[str, Any],
+    data_dir: Any,
+    *,
+    seed: int = 7,
+    preview: int = 10_000,
+    faults: tuple[Any, ...] = (),
+    max_attempts: int = 1,
+) -> tuple[Any, list[Any]]:
+    """Compile, plan and run a document locally: (RunResult, published events)."""
+    from compiler.pipeline import compile_document
+    from runtime.local import run_locally
+    from runtime.plan import RunOptions, build_run_plan
+
+    compilation = compile_document(document)
+    options = RunOptions(data_dir=str(data_dir), preview_size=preview, seed=seed, faults=faults)
+    plan = build_run_plan(document, compilation, options)
+    events: list[Any] = []
+    result = run_locally(plan, events.append, max_attempts=max_attempts)
+    return result, events
+
+
+def sink_records(result: Any, node: int) -> list[Any]:
+    """What a `sink.collect` node received, over its subtasks in order, as JSON values."""
+    import json
+
+    return [
+        json.loads(line)
+        for output in sorted(result.sinks, key=lambda o: o.subtask)
+        if output.node == node
+        for line in output.preview
+    ]
+
+
+def sink_by_subtask(result: Any, node: int) -> dict[int, list[Any]]:
+    import json
+
+    return {
+        output.subtask: [json.loads(line) for line in output.preview]
+        for output in result.sinks
+        if output.node == node
+    }
