@@ -1,0 +1,82 @@
+"""One SparkSession per process: lazy, reused, on loopback, stopped cleanly."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from runtime.spark.session import (
+    DEFAULT_MASTER,
+    Session,
+    SparkSettings,
+    current_session,
+    get_session,
+)
+from tests.runtime.spark.conftest import TEST_SETTINGS
+
+BACKEND = Path(__file__).resolve().parents[3] / "backend"
+
+
+def test_importing_the_spark_runtime_starts_nothing():
+    script = textwrap.dedent(
+        """
+        import runtime.spark.executor, runtime.spark.hooks, runtime.spark.listener
+        import runtime.spark.session, runtime.spark.tasks
+        from pyspark import SparkContext
+        assert SparkContext._active_spark_context is None
+        assert SparkContext._gateway is None
+        assert runtime.spark.session.current_session() is None
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(BACKEND)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_settings_come_from_the_environment():
+    settings = SparkSettings.from_environ(
+        {"SPARK_MASTER": "spark://10.0.0.5:7077", "SPARK_LOCAL_IP": "10.0.0.9"}
+    )
+    assert settings.master == "spark://10.0.0.5:7077"
+    assert settings.bind_address == "10.0.0.9"
+    assert settings.ui_port is None
+    defaults = SparkSettings.from_environ({})
+    assert defaults.master == DEFAULT_MASTER == "local[*,3]"
+    assert defaults.bind_address == "127.0.0.1"
+
+
+def test_the_spark_properties_bind_to_loopback_and_use_this_python():
+    conf = SparkSettings().spark_conf()
+    assert conf["spark.driver.host"] == conf["spark.driver.bindAddress"] == "127.0.0.1"
+    assert conf["spark.pyspark.python"] == sys.executable
+    assert conf["spark.ui.enabled"] == "false"
+    assert conf["spark.executorEnv.PYTHONPATH"].split(os.pathsep)[0] == str(BACKEND)
+    ui = SparkSettings(ui_port=4050, conf=(("spark.ui.enabled", "false"),)).spark_conf()
+    assert ui["spark.ui.port"] == "4050"
+    assert ui["spark.ui.enabled"] == "false"  # explicit properties win
+
+
+def test_one_session_per_process_reused(spark: Session):
+    assert get_session() is spark
+    assert get_session(TEST_SETTINGS) is spark
+    assert current_session() is spark
+    with pytest.raises(ValueError, match="other settings"):
+        get_session(SparkSettings(master="local[1]"))
+
+
+def test_the_running_session_is_on_loopback_with_this_interpreter(spark: Session):
+    conf = spark.context.getConf()
+    assert conf.get("spark.driver.host") == "127.0.0.1"
+    assert conf.get("spark.pyspark.python") == sys.executable
+    assert conf.get("spark.ui.enabled") == "false"
+    assert conf.get("spark.scheduler.mode") == "FAIR"
+    assert spark.context.master == "local[2,3]"
+    assert os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
+    assert spark.startup_seconds > 0
