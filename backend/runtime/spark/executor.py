@@ -1,0 +1,284 @@
+"""Runs a run plan on Spark: one RDD per JobVertex, one Spark task per subtask.
+
+`run_on_spark(plan, ...)` builds, in the plan's topological order,
+
+- per vertex an *anchor* RDD with exactly the vertex's parallelism, partition i being
+  subtask i: `parallelize(range(p), p)` for a source; the shuffled input for a vertex
+  with one input JobEdge; for several, their union, which Spark builds partition by
+  partition because every exchange shares one partitioner (`tasks.target_of`);
+- the vertex's work over its anchor: `mapPartitionsWithIndex(Monitored(VertexBody))`;
+- per vertex with outputs one `partitionBy`: the chain routes every record to its
+  target subtask (Flink's partitioners, `runtime.routing`), so the shuffle only moves
+  it there. A vertex with several output JobEdges shuffles once into the consumers'
+  subtasks laid end to end, and each consumer selects its range with one more
+  (narrow, then shuffled) step: the vertex runs once, never recomputed per consumer.
+
+Every JobEdge is a shuffle boundary, so a Spark stage runs exactly one vertex (the last
+stage runs the union of the vertices without outputs). The listener learns which RDD
+ids are anchors, and so maps (stage, partition) to (vertex, subtask).
+
+The vertices without outputs end in one `collect()`: each of their subtasks returns a
+`SubtaskSummary` with its sinks' outputs. The job carries a tag of its own: the listener
+finds the run's events by it, and `cancelJobsWithTag` cancels exactly this run. The
+session schedules the stages of concurrent runs fairly (`session`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from runtime.events import ExecutionState, RunOutcome, RunResult, SubtaskEvent
+from runtime.spark.errors import python_error_text
+from runtime.spark.hooks import Monitored, Reporting, event_publisher
+from runtime.spark.listener import RunTracker, Slot
+from runtime.spark.session import Session
+from runtime.spark.tasks import Select, SubtaskSummary, SummaryList, VertexBody, target_of
+
+if TYPE_CHECKING:
+    from pyspark.accumulators import Accumulator
+    from pyspark.core.context import SparkContext
+    from pyspark.core.rdd import RDD
+
+    from runtime.plan import RunPlan, VertexPlan
+
+logger = logging.getLogger(__name__)
+
+_POLL = 0.05
+"""Seconds between two looks at the cancel signal while the job runs."""
+_RECANCEL = 0.25
+"""Cancelling repeats this often until the job is gone (it may not have started yet)."""
+
+
+class CancelSignal(Protocol):
+    """What `cancel` must offer; `threading.Event` does."""
+
+    def is_set(self) -> bool: ...
+
+
+def run_on_spark(
+    plan: RunPlan,
+    *,
+    run_key: str,
+    redis_url: str | None,
+    session: Session,
+    cancel: CancelSignal | None = None,
+    progress_period: float = 0.25,
+    job_end_timeout: float = 10.0,
+) -> RunResult:
+    """Run `plan` as one Spark job on `session`; events go to the run's Redis channel.
+
+    Returns when the job has ended and the listener has reported its end (or after
+    `job_end_timeout` more seconds). Setting `cancel` stops the job: its tasks are
+    killed and the subtasks end CANCELED.
+    """
+    started = time.perf_counter()
+    reporting = Reporting(run_key=run_key, redis_url=redis_url, progress_period=progress_period)
+    publish = event_publisher(redis_url, reporting.channel)
+    slots = [(v.id, i) for v in plan.vertices for i in range(v.parallelism)]
+    _publish_all(publish, slots, ExecutionState.CREATED)
+    context = session.context
+    details: dict[str, Any] = {
+        "executor": "spark",
+        "master": context.master,
+        "applicationId": session.application_id,
+        "seed": plan.seed,
+    }
+    if cancel is not None and cancel.is_set():
+        _publish_all(publish, slots, ExecutionState.CANCELED)
+        details["seconds"] = round(time.perf_counter() - started, 6)
+        return RunResult(RunOutcome.CANCELED, error="the run was canceled", details=details)
+
+    tag = _job_tag(run_key)
+    details["jobTag"] = tag
+    tracker = RunTracker(tag, publish, slots)
+    session.listener.register(tracker)
+    try:
+        job = _Job(plan, context, reporting, tracker)
+        try:
+            job.build()
+        except Exception as build_error:
+            logger.exception("could not build the Spark job of run %s", run_key)
+            tracker.finish(False, None, source="driver")
+            details["seconds"] = round(time.perf_counter() - started, 6)
+            return RunResult(RunOutcome.FAILED, error=_short(build_error), details=details)
+        outcome, error = job.run(tag, cancel, run_key)
+        if not tracker.wait_for_job_end(job_end_timeout):
+            # No job end seen (the job never started, or the listener is late): end the
+            # subtasks here so that none is left running.
+            tracker.finish(outcome is RunOutcome.FINISHED, error, source="driver")
+    finally:
+        session.listener.unregister(tracker)
+    if outcome is RunOutcome.FAILED:
+        error = _failure_text(plan, tracker, error)
+    details["seconds"] = round(time.perf_counter() - started, 6)
+    details["subtasks"] = {
+        f"{s.vertex}/{s.subtask}": [s.records_in, s.records_out] for s in job.summaries
+    }
+    sinks = sorted(
+        (sink for summary in job.summaries for sink in summary.sinks),
+        key=lambda s: (s.node, s.subtask),
+    )
+    return RunResult(outcome, sinks=tuple(sinks), error=error, details=details)
+
+
+@dataclass(slots=True)
+class _Job:
+    """The RDDs of one run and the action that runs them."""
+
+    plan: RunPlan
+    context: SparkContext
+    reporting: Reporting
+    tracker: RunTracker
+    final: RDD[Any] | None = None
+    accumulator: Accumulator[list[SubtaskSummary]] | None = None
+    summaries: list[SubtaskSummary] = field(default_factory=list)
+
+    def build(self) -> None:
+        context = self.context
+        # The RDD each JobEdge's consumer reads: (consumer vertex, input position) -> RDD.
+        edges: dict[tuple[str, int], RDD[Any]] = {}
+        outputs: list[tuple[VertexPlan, RDD[Any]]] = []
+        for vertex in self.plan.vertices:
+            p = vertex.parallelism
+            anchor = self._anchor(vertex, [edges[vertex.id, i.position] for i in vertex.inputs])
+            anchor.setName(f"{vertex.name} [{vertex.id}]")
+            self.tracker.add_layout(anchor.id(), [(vertex.id, i) for i in range(p)])
+            summaries = None
+            if vertex.outputs and vertex.sinks:
+                summaries = self._summary_accumulator()
+            offsets = _offsets([o.consumer_parallelism for o in vertex.outputs])
+            body = VertexBody(vertex, offsets, summaries)
+            work = anchor.mapPartitionsWithIndex(Monitored(self.reporting, vertex.id, body))
+            if not vertex.outputs:
+                outputs.append((vertex, work))
+            elif len(vertex.outputs) == 1:
+                output = vertex.outputs[0]
+                edges[output.consumer, output.consumer_input] = work.partitionBy(
+                    output.consumer_parallelism, target_of
+                )
+            else:
+                shared = work.partitionBy(
+                    sum(o.consumer_parallelism for o in vertex.outputs), target_of
+                )
+                for output, offset in zip(vertex.outputs, offsets, strict=True):
+                    count = output.consumer_parallelism
+                    edges[output.consumer, output.consumer_input] = shared.mapPartitionsWithIndex(
+                        Select(offset, count)
+                    ).partitionBy(count, target_of)
+        if not outputs:
+            raise ValueError("the plan has no vertex without outputs: nothing would run")
+        if len(outputs) == 1:
+            self.final = outputs[0][1]
+        else:
+            final = context.union([rdd for _, rdd in outputs])
+            layout: list[Slot] = [(v.id, i) for v, _ in outputs for i in range(v.parallelism)]
+            if final.getNumPartitions() != len(layout):
+                raise AssertionError("the union of the output vertices lost partitions")
+            self.tracker.add_layout(final.id(), layout)
+            self.final = final
+
+    def _anchor(self, vertex: VertexPlan, inputs: Sequence[RDD[Any]]) -> RDD[Any]:
+        p = vertex.parallelism
+        if not inputs:
+            return self.context.parallelize(list(range(p)), p)
+        anchor = inputs[0] if len(inputs) == 1 else self.context.union(list(inputs))
+        if anchor.getNumPartitions() != p:
+            raise AssertionError(
+                f"{vertex.name}: its input has {anchor.getNumPartitions()} partitions, not {p}"
+            )
+        return anchor
+
+    def _summary_accumulator(self) -> Accumulator[list[SubtaskSummary]]:
+        if self.accumulator is None:
+            self.accumulator = self.context.accumulator([], SummaryList())
+        return self.accumulator
+
+    def run(
+        self, tag: str, cancel: CancelSignal | None, run_key: str
+    ) -> tuple[RunOutcome, str | None]:
+        final = self.final
+        assert final is not None
+        context = self.context
+        result: list[Any] = []
+        failure: list[BaseException] = []
+        description = f"{self.plan.name} [{run_key}]"
+
+        def act() -> None:
+            try:
+                context.setJobDescription(description)
+                context.setInterruptOnCancel(True)
+                context.addJobTag(tag)
+                try:
+                    result.extend(final.collect())
+                finally:
+                    context.removeJobTag(tag)
+            except BaseException as error:
+                failure.append(error)
+
+        thread = threading.Thread(target=act, name=f"spark-run-{run_key}", daemon=True)
+        thread.start()
+        canceled_at: float | None = None
+        while thread.is_alive():
+            thread.join(_POLL)
+            if cancel is None or not cancel.is_set() or not thread.is_alive():
+                continue
+            now = time.monotonic()
+            if canceled_at is None:
+                self.tracker.cancelling()
+            if canceled_at is None or now - canceled_at >= _RECANCEL:
+                canceled_at = now
+                context.cancelJobsWithTag(tag)
+        if self.accumulator is not None:
+            self.summaries.extend(self.accumulator.value)
+        self.summaries.extend(result)
+        if canceled_at is not None:
+            return RunOutcome.CANCELED, "the run was canceled"
+        if failure:
+            return RunOutcome.FAILED, python_error_text(str(failure[0]))
+        return RunOutcome.FINISHED, None
+
+
+def _offsets(counts: Sequence[int]) -> tuple[int, ...]:
+    offsets, total = [], 0
+    for count in counts:
+        offsets.append(total)
+        total += count
+    return tuple(offsets)
+
+
+def _publish_all(
+    publish: Callable[[SubtaskEvent], None], slots: Sequence[Slot], state: ExecutionState
+) -> None:
+    now = time.time()
+    for vertex, subtask in slots:
+        publish(SubtaskEvent(vertex, subtask, 0, state, now, source="driver"))
+
+
+def _job_tag(run_key: str) -> str:
+    # Tags are joined with commas in the job's properties and must not be empty.
+    safe = re.sub(r"[^A-Za-z0-9_.:-]", "_", run_key)[:80]
+    return f"streamgraph-run-{safe}-{uuid.uuid4().hex[:8]}"
+
+
+def _failure_text(plan: RunPlan, tracker: RunTracker, fallback: str | None) -> str:
+    """`Map (2/4) failed: ValueError: boom`, from the listener's last failed attempt."""
+    failed = tracker.last_failure()
+    if failed is None:
+        return fallback or "the Spark job failed"
+    (vertex_id, subtask), error = failed
+    try:
+        name = plan.vertex(vertex_id).subtask_name(subtask)
+    except StopIteration:
+        name = f"{vertex_id} ({subtask + 1})"
+    return f"{name} failed: {error or fallback or 'unknown error'}"
+
+
+def _short(error: BaseException) -> str:
+    return python_error_text(f"{type(error).__name__}: {error}")
