@@ -820,7 +820,16 @@ def _check_process(node: int, spec: OperatorSpec, params: dict[str, Any], report
             )
 
 
+def _check_sequence(node: int, spec: OperatorSpec, params: dict[str, Any], report: _Report) -> None:
+    first: Any = params.get("from")
+    last: Any = params.get("to")
+    numbers = type(first) is int and type(last) is int
+    if spec.kind == "source.sequence" and numbers and first > last:  # Flink refuses it too
+        report.add("param.range", "To must not be less than From", node=node, field="params.to")
+
+
 _EXTRA_CHECKS: dict[str, Callable[[int, OperatorSpec, dict[str, Any], _Report], None]] = {
+    "source": _check_sequence,
     "window": _check_windows,
     "window_all": _check_windows,
     "process": _check_process,

@@ -133,6 +133,7 @@ def test_every_kind_runs_with_the_editors_defaults(kind: str):
         ("filter", {"predicate": "x.__class__"}, ("param.invalid-expression", "params.predicate")),
         ("source.sequence", {"from": 1, "to": "9"}, ("param.type", "params.to")),
         ("source.sequence", {"from": True, "to": 9}, ("param.type", "params.from")),
+        ("source.sequence", {"from": 9, "to": 8}, ("param.range", "params.to")),
         ("source.generator", {"count": -1, "fn": "i"}, ("param.range", "params.count")),
         ("source.generator", {"count": 3, "fn": "x"}, ("param.invalid-expression", "params.fn")),
         ("source.collection", {"values": "rows"}, ("param.type", "params.values")),
