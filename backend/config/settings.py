@@ -167,13 +167,17 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "StreamGraph Studio API",
     "DESCRIPTION": (
         "Workspaces, pipelines (streamgraph/v1 working copies), immutable versions, "
-        "compiled Flink 2.3 plans and plan diffs. Authenticate with "
+        "compiled Flink 2.3 plans and plan diffs, runs on Spark. Authenticate with "
         "`Authorization: Token <token>` (from `POST /api/auth/token/`) or a session. "
         'Every error is `{"error": {"code", "message", "diagnostics", "fields"}}`.'
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ExecutionStateEnum": "runs.serializers.STATES",
+        "RunStatusEnum": "runs.models.RunStatus",
+    },
 }
 
 # Tests' server processes share the test database, and its users' fast test hashes.

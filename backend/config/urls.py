@@ -13,6 +13,7 @@ api_urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/", include("rest_framework.urls")),
     path("", include("accounts.urls")),
     path("", include("pipelines.urls")),
+    path("", include("runs.urls")),
     # Anything else under /api/ (after APPEND_SLASH had its chance): 404 in the error shape.
     re_path(r"^(?P<path>.*/)?$", apis.api_not_found),
 ]

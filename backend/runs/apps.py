@@ -5,3 +5,8 @@ class RunsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "runs"
     verbose_name = "Runs"
+
+    def ready(self) -> None:
+        # Runs are queued by the web server, not only run by workers: every process needs
+        # the project's Celery app (its Redis broker) before a task is sent.
+        import config.celery  # noqa: F401

@@ -106,7 +106,8 @@ def append(
     message = run_update(run.seq, changes)
     send = publish or publish_to_run
     run_id = run.pk
-    transaction.on_commit(lambda: send(run_id, message))
+    # A lost publication is caught up from the journal by the consumers: never fail the write.
+    transaction.on_commit(lambda: send(run_id, message), robust=True)
     return run.seq
 
 

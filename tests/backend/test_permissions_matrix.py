@@ -24,6 +24,7 @@ from tests.backend.factories import (
     make_team,
     make_user,
 )
+from tests.backend.runs_support import make_run, make_runnable_version
 
 pytestmark = pytest.mark.django_db
 
@@ -47,6 +48,10 @@ def _ws(team: Team) -> str:
 
 def _p(team: Team) -> str:
     return f"/api/pipelines/{team.pipeline.pk}/"
+
+
+def _run(team: Team) -> str:
+    return f"/api/runs/{make_run(version=make_runnable_version(pipeline=team.pipeline)).pk}/"
 
 
 ENDPOINTS = [
@@ -152,6 +157,18 @@ ENDPOINTS = [
     ),
     Endpoint("compile", "post", lambda t: "/api/compile/", "auth", 200, lambda t: make_document()),
     Endpoint("operator catalog", "get", lambda t: "/api/operators/", "auth", 200),
+    Endpoint("runs list", "get", lambda t: _p(t) + "runs/", "viewer", 200),
+    Endpoint(
+        "run start",
+        "post",
+        lambda t: _p(t) + "runs/",
+        "editor",
+        201,
+        lambda t: {"version": make_runnable_version(pipeline=t.pipeline).number},
+    ),
+    Endpoint("run read", "get", lambda t: _run(t), "viewer", 200),
+    Endpoint("run cancel", "post", lambda t: _run(t) + "cancel/", "editor", 200),
+    Endpoint("run journal", "get", lambda t: _run(t) + "journal/", "viewer", 200),
 ]
 
 

@@ -1,0 +1,149 @@
+"""The run monitor websocket, `ws/runs/<id>/`: authenticate, snapshot, then every change.
+
+The consumer joins the run's group *before* it reads the snapshot, so every journal entry
+committed after the snapshot reaches it; it forwards an entry only if its `seq` is the
+next one. An older entry (already in the snapshot) is dropped; a newer one means an entry
+was missed (published before the subscription took effect), and the missed entries are
+read from the journal first. While the run is active, the consumer also catches up from
+the journal every `RUN_HEARTBEAT_SECONDS` (an entry published while Redis was away) and
+fails the run if its worker stopped beating (`run_mark_lost`). Close codes: 4401 not
+signed in, 4404 no such run for this user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from pydantic import ValidationError
+
+from runs.events import (
+    INBOUND,
+    ErrorBody,
+    ErrorMessage,
+    Outbound,
+    RunDetail,
+    Snapshot,
+    encode,
+    run_group,
+    run_update,
+)
+from runs.models import TERMINAL, Run, RunStatus
+from runs.selectors import run_access, run_detail, run_entries, run_is_stale
+from runs.services import run_mark_lost
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+FIRST_CATCH_UP_SECONDS = 0.5
+
+
+class RunConsumer(AsyncWebsocketConsumer):
+    run_id: int
+    seq: int = -1
+    """The last journal entry this client has (-1: no snapshot yet)."""
+    joined: bool = False
+    closed: bool = False
+    _lock: asyncio.Lock
+    _watch: asyncio.Task[None] | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
+        access = await database_sync_to_async(run_access)(user=user, run_id=self.run_id)
+        if access is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self._lock = asyncio.Lock()
+        await self.accept()
+        await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
+        self.joined = True
+        if await self.send_snapshot():
+            self._watch = asyncio.create_task(self._watch_run())
+
+    async def disconnect(self, code: int) -> None:
+        self.closed = True
+        if self._watch is not None:
+            self._watch.cancel()
+        if self.joined:
+            await self.channel_layer.group_discard(run_group(self.run_id), self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.joined:
+            return
+        try:
+            INBOUND.validate_json(text_data or bytes_data or b"")
+        except ValidationError as error:
+            await self.send_message(ErrorMessage(error=_invalid_message(error)))
+            return
+        await self.send_snapshot()  # the only request: resync
+
+    async def send_snapshot(self) -> bool:
+        async with self._lock:
+            detail = await database_sync_to_async(run_detail)(run_id=self.run_id)
+            if detail is None:
+                await self.close(code=CLOSE_NOT_FOUND)
+                return False
+            self.seq = detail["seq"]
+            await self.send_message(Snapshot(seq=self.seq, run=RunDetail(**detail)))
+        return True
+
+    async def run_message(self, event: dict[str, Any]) -> None:
+        """A journal entry published to the run's group: forward it if it is the next."""
+        seq = event["seq"]
+        async with self._lock:
+            if self.closed or seq <= self.seq:
+                return
+            if seq > self.seq + 1:
+                await self._catch_up(until=seq - 1)
+            await self.send(text_data=event["text"])
+            self.seq = seq
+
+    async def send_message(self, message: Outbound) -> None:
+        if not self.closed:
+            await self.send(text_data=encode(message))
+
+    async def _catch_up(self, until: int | None = None) -> None:
+        """Send the stored entries after the last one sent (the caller holds the lock)."""
+        entries = await database_sync_to_async(run_entries)(
+            run_id=self.run_id, after=self.seq, until=until
+        )
+        for seq, changes in entries:
+            await self.send_message(run_update(seq, changes))
+            self.seq = seq
+
+    async def _watch_run(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(FIRST_CATCH_UP_SECONDS)
+            while not self.closed:
+                async with self._lock:
+                    await self._catch_up()
+                status = await database_sync_to_async(_check)(self.run_id)
+                if status is None or status in TERMINAL:
+                    async with self._lock:
+                        await self._catch_up()
+                    return
+                await asyncio.sleep(settings.RUN_HEARTBEAT_SECONDS)
+
+
+def _check(run_id: int) -> RunStatus | None:
+    """The run's status, after failing it if its worker was lost."""
+    run = Run.objects.filter(pk=run_id).only("status", "heartbeat_at").first()
+    if run is None:
+        return None
+    if run_is_stale(run):
+        run_mark_lost(run_id=run_id)
+        run.refresh_from_db(fields=["status"])
+    return run.run_status
+
+
+def _invalid_message(error: ValidationError) -> ErrorBody:
+    fields = {".".join(str(p) for p in e["loc"]) or "message": e["msg"] for e in error.errors()}
+    where, what = next(iter(fields.items()), ("message", "invalid message"))
+    return ErrorBody(code="invalid-message", message=f"{where}: {what}", fields=fields)

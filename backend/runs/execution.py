@@ -1,0 +1,499 @@
+"""Executing one run on a worker: the service `runs.tasks.execute_run` calls.
+
+`run_execute` takes the queued run (QUEUED -> CREATED, with this worker's identity),
+compiles its version and builds the run plan, subscribes to the run's Redis channels
+and only then starts the executor (`RUN_EXECUTOR`: Spark, or the in-process reference
+executor) in a thread of its own. This thread becomes the run's collector:
+
+- it folds the events the executor's publishers send into the `RunMonitor`, and writes
+  what changed as one journal entry per batch (the events of up to `BATCH_SECONDS`),
+  which `runs.journal` publishes to the run's websocket clients after commit;
+- it keeps the run's heartbeat (`RUN_HEARTBEAT_SECONDS`) and gives the run up if
+  someone else ended it (`run_mark_lost` after a long stall);
+- it turns a cancel request (a message on the run's control channel, or the run's
+  status, read every `POLL_SECONDS`) and the soft time limit into the executor's
+  cancel event;
+- when the executor returns, it reads the events still on their way (until every
+  subtask ended, or none came for `DRAIN_QUIET_SECONDS`) and stores the result.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+import redis
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from compiler.pipeline import compile_document
+from runs import control
+from runs.events import RunPublisher
+from runs.journal import append, run_fields, set_status
+from runs.models import ON_A_WORKER, Run, RunStatus
+from runs.services import document_for_run, monitor_state, run_monitor
+from runtime.events import RunOutcome, RunResult, SubtaskEvent, run_channel
+from runtime.monitoring import NO_CHANGES, Changes, RunMonitor
+from runtime.plan import Fault, RunOptions, RunPlan, RunPlanError, build_run_plan
+
+if TYPE_CHECKING:
+    from runtime.spark.session import Session
+
+logger = logging.getLogger(__name__)
+
+WORKER = f"{socket.gethostname()}:{os.getpid()}"
+"""This process, as runs record who drives them."""
+
+BATCH_SECONDS = 0.02
+"""Events that arrive within this long of the first unsaved one share a journal entry."""
+BATCH_EVENTS = 1000
+POLL_SECONDS = 1.0
+"""How often the run's status is read (cancel requested while Redis was away)."""
+CHECKPOINT_SECONDS = 2.0
+"""How often the whole state is stored with an entry, so readers replay few entries."""
+DRAIN_QUIET_SECONDS = 0.5
+DRAIN_MAX_SECONDS = 5.0
+SUBSCRIBE_TIMEOUT = 5.0
+
+
+class Executor(Protocol):
+    def __call__(
+        self, plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event
+    ) -> RunResult: ...
+
+
+def run_execute(
+    *, run_id: int, soft_time_limit: float | None = None, time_limit: float | None = None
+) -> None:
+    """Drive a queued run to its end on this worker (nothing if it is not queued)."""
+    run = _claim(run_id)
+    if run is None:
+        return
+    try:
+        plan = _plan(run)
+    except Exception as error:
+        logger.exception("run %s could not be planned", run_id)
+        known = isinstance(error, RunPlanError)
+        _end_early(run_id, str(error) if known else f"{type(error).__name__}: {error}")
+        return
+    collector = Collector(
+        run,
+        plan,
+        executor=executor_for(settings.RUN_EXECUTOR),
+        soft_time_limit=soft_time_limit,
+        time_limit=time_limit,
+    )
+    collector.run()
+
+
+def executor_for(name: str) -> Executor:
+    """The executor a setting names: `spark` (production) or `local` (the reference)."""
+    if name == "spark":
+        return _on_spark
+    if name == "local":
+        return _locally
+    raise ValueError(f"unknown executor {name!r}")
+
+
+def _on_spark(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event) -> RunResult:
+    from runtime.spark.executor import run_on_spark
+
+    with _spark.lease(master, cancel) as session:
+        if session is None:
+            return RunResult(RunOutcome.CANCELED, error="the run was canceled")
+        return run_on_spark(
+            plan, run_key=run_key, redis_url=settings.REDIS_URL, session=session, cancel=cancel
+        )
+
+
+class _SparkSessions:
+    """The process's one Spark session, shared by the runs that use it at once.
+
+    A run whose master differs from the session's waits until no run uses the session,
+    which is then started again with that master (a SparkContext cannot change master).
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._users = 0
+
+    @contextmanager
+    def lease(self, master: str, cancel: threading.Event) -> Iterator[Session | None]:
+        """The session with `master` (None if `cancel` was set while waiting for it)."""
+        from runtime.spark.session import SparkSettings, current_session, get_session, stop_session
+
+        wanted = replace(SparkSettings.from_environ(), master=master)
+        with self._changed:
+            while (current := current_session()) is not None and current.settings != wanted:
+                if self._users == 0:
+                    stop_session()
+                    break
+                if cancel.is_set():
+                    yield None
+                    return
+                self._changed.wait(0.5)
+            session = get_session(wanted)
+            self._users += 1
+        try:
+            yield session
+        finally:
+            with self._changed:
+                self._users -= 1
+                self._changed.notify_all()
+
+
+_spark = _SparkSessions()
+
+
+def _locally(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event) -> RunResult:
+    from runtime.local import run_locally
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    channel = run_channel(run_key)
+
+    def publish(event: SubtaskEvent) -> None:
+        client.publish(channel, json.dumps(event.to_json()))
+
+    try:
+        return run_locally(plan, publish, max_attempts=max_attempts(master), cancel=cancel)
+    finally:
+        client.close()
+
+
+def max_attempts(master: str) -> int:
+    """Attempts per task a Spark master allows: F of `local[N,F]`, otherwise 1 for a local
+    master (Spark never retries there) and Spark's default 4 for a cluster."""
+    match = _LOCAL_MASTER.fullmatch(master)
+    if match is None:
+        return 4
+    return int(match.group(1) or 1)
+
+
+_LOCAL_MASTER = re.compile(r"local(?:\[[^,\]]+(?:,([0-9]+))?\])?")
+
+
+# Before the executor starts -----------------------------------------------------------------
+
+
+def _claim(run_id: int) -> Run | None:
+    """QUEUED -> CREATED for this worker; None if the run is not queued (cancelled, taken)."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id, status=RunStatus.QUEUED).first()
+        if run is None:
+            return None
+        before = run_fields(run)
+        now = timezone.now()
+        set_status(run, RunStatus.CREATED)
+        run.worker, run.heartbeat_at, run.started_at = WORKER, now, now
+        append(run, before=before)
+    return run
+
+
+def _plan(run: Run) -> RunPlan:
+    version = run.version
+    document, problems = document_for_run(version.document, run.parameters)
+    if problems:
+        raise RunPlanError(problems)
+    compilation = compile_document(document)
+    faults = run.parameters.get("faults", []) if settings.RUN_FAULT_INJECTION else []
+    options = RunOptions(
+        data_dir=str(settings.RUNTIME_DATA_DIR),
+        faults=tuple(
+            Fault(
+                subtask=fault["subtask"],
+                attempts=tuple(fault.get("attempts", [0])),
+                message=fault.get("message", "injected failure"),
+                vertex=fault.get("vertex"),
+                node=fault.get("node"),
+                after_records=fault.get("afterRecords", 0),
+            )
+            for fault in faults
+        ),
+    )
+    return build_run_plan(document, compilation, options)
+
+
+def _end_early(run_id: int, error: str) -> None:
+    """FAIL a claimed run that never reached the executor."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        if run.worker != WORKER or run.run_status.is_terminal:
+            return
+        before = run_fields(run)
+        monitor = run_monitor(run)
+        events, changes = monitor.finish(RunOutcome.FAILED, timestamp=time.time())
+        body = monitor.changes_json(changes)
+        run.status, run.error, run.finished_at = RunStatus.FAILED, error, timezone.now()
+        append(
+            run,
+            before=before,
+            vertices=body["vertices"],
+            subtasks=body["subtasks"],
+            events=events,
+            checkpoint=monitor_state(monitor),
+        )
+
+
+# The collector -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Outcome:
+    result: RunResult | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class Collector:
+    """Drives one run: see the module docstring."""
+
+    def __init__(
+        self,
+        run: Run,
+        plan: RunPlan,
+        *,
+        executor: Executor,
+        soft_time_limit: float | None = None,
+        time_limit: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.run_id = run.pk
+        self.key = run.key
+        self.master = run.spark_master
+        self.plan = plan
+        self.executor = executor
+        self.clock = clock
+        started = clock()
+        self.soft_deadline = None if soft_time_limit is None else started + soft_time_limit
+        self.hard_deadline = None if time_limit is None else started + time_limit
+        self.monitor: RunMonitor = run_monitor(run)
+        self.cancel = threading.Event()
+        self.cancel_reason: str | None = None
+        self.outcome = _Outcome()
+        self.pending: list[SubtaskEvent] = []
+        """Received, not folded yet."""
+        self.unsaved: list[SubtaskEvent] = []
+        """Folded, not stored yet (stored with the next entry)."""
+        self.changes: Changes = NO_CHANGES
+        """Changes not stored yet."""
+        self.first_pending = 0.0
+        self.next_poll = started + POLL_SECONDS
+        self.next_heartbeat = started + settings.RUN_HEARTBEAT_SECONDS
+        self.next_checkpoint = started + CHECKPOINT_SECONDS
+        self.given_up = False
+        """Someone else ended the run (lost worker): stop writing to it."""
+        self.publisher = RunPublisher()
+        self.redis = redis.Redis.from_url(settings.REDIS_URL)
+        self.pubsub = self.redis.pubsub(ignore_subscribe_messages=False)
+        self.channel = run_channel(self.key).encode()
+
+    def run(self) -> None:
+        try:
+            self._subscribe()
+            self._poll(self.clock())  # cancelled while it was being planned?
+            threading.Thread(
+                target=self._execute, name=f"run-{self.run_id}-executor", daemon=True
+            ).start()
+            self._collect()
+        except Exception:
+            logger.exception("run %s: the collector failed", self.run_id)
+            self.cancel.set()
+            if not self.given_up:
+                self._finish(RunResult(RunOutcome.FAILED, error="the run's collector failed"))
+        finally:
+            self.pubsub.close()
+            self.redis.close()
+            self.publisher.close()
+
+    # Threads ----------------------------------------------------------------------------
+
+    def _execute(self) -> None:
+        try:
+            self.outcome.result = self.executor(
+                self.plan, run_key=self.key, master=self.master, cancel=self.cancel
+            )
+        except BaseException as error:  # the collector must hear of every end
+            logger.exception("run %s: the executor raised", self.run_id)
+            self.outcome.result = RunResult(
+                RunOutcome.FAILED, error=f"{type(error).__name__}: {error}"
+            )
+        finally:
+            self.outcome.done.set()
+
+    def _subscribe(self) -> None:
+        """Subscribe, and wait until Redis confirms: no event can be published before."""
+        channels = {self.channel, control.cancel_channel(self.key).encode()}
+        self.pubsub.subscribe(*channels)
+        deadline = self.clock() + SUBSCRIBE_TIMEOUT
+        confirmed: set[bytes] = set()
+        while confirmed != channels:
+            if self.clock() > deadline:
+                raise RuntimeError("Redis did not confirm the run's subscriptions")
+            message = self.pubsub.get_message(timeout=0.1)
+            if message is not None and message["type"] == "subscribe":
+                confirmed.add(message["channel"])
+
+    def _collect(self) -> None:
+        drain_started: float | None = None
+        last_event = self.clock()
+        while True:
+            now = self.clock()
+            wait = self.next_poll - now
+            if self.pending:
+                wait = min(wait, self.first_pending + BATCH_SECONDS - now)
+            if self.outcome.done.is_set():
+                wait = min(wait, 0.05)
+            if self._receive(max(0.0, wait)):
+                last_event = self.clock()
+            now = self.clock()
+            if self.pending and (
+                now >= self.first_pending + BATCH_SECONDS or len(self.pending) >= BATCH_EVENTS
+            ):
+                self._fold()
+                self._save()
+            if now >= self.next_poll:
+                self._poll(now)
+            if self.given_up:
+                return
+            if self.hard_deadline is not None and now >= self.hard_deadline:
+                # The executor did not stop in time: end the run without it.
+                self.cancel_reason = "time limit"
+                self.cancel.set()
+                self._finish(RunResult(RunOutcome.FAILED))
+                return
+            if self.outcome.done.is_set():
+                drain_started = now if drain_started is None else drain_started
+                quiet = now - last_event >= DRAIN_QUIET_SECONDS
+                if self.monitor.all_terminal() or quiet or now - drain_started >= DRAIN_MAX_SECONDS:
+                    result = self.outcome.result
+                    assert result is not None
+                    self._finish(result)
+                    return
+
+    def _receive(self, wait: float) -> bool:
+        """Read what has arrived (waiting up to `wait` for the first message)."""
+        received = False
+        message = self.pubsub.get_message(timeout=wait)
+        while message is not None:
+            if message["type"] == "message":
+                received = True
+                if message["channel"] == self.channel:
+                    self._queue(message["data"])
+                elif message["data"] == control.CANCEL:
+                    self._request_cancel("canceled")
+            if len(self.pending) >= BATCH_EVENTS:
+                break
+            message = self.pubsub.get_message(timeout=0)
+        return received
+
+    def _queue(self, data: bytes) -> None:
+        try:
+            event = SubtaskEvent.from_json(json.loads(data))
+        except (ValueError, KeyError, TypeError):
+            logger.warning("run %s: dropped a malformed event %r", self.run_id, data[:200])
+            return
+        if not self.pending:
+            self.first_pending = self.clock()
+        self.pending.append(event)
+
+    # Folding and storing -------------------------------------------------------------------
+
+    def _fold(self) -> None:
+        if self.pending:
+            self.changes |= self.monitor.apply(self.pending)
+            self.unsaved += self.pending
+            self.pending = []
+
+    def _save(self, **fields: Any) -> None:
+        """Store what changed as one journal entry (nothing if nothing did)."""
+        if not self.changes and not fields:
+            return
+        now = self.clock()
+        checkpoint = now >= self.next_checkpoint or bool(fields)
+        body = self.monitor.changes_json(self.changes)
+        with transaction.atomic():
+            run = Run.objects.select_for_update().get(pk=self.run_id)
+            if run.worker != WORKER or run.run_status.is_terminal:
+                self._give_up()
+                return
+            before = run_fields(run)
+            set_status(run, RunStatus(self.monitor.status.value))
+            for name, value in fields.items():
+                setattr(run, name, value)
+            run.heartbeat_at = timezone.now()
+            append(
+                run,
+                before=before,
+                vertices=body["vertices"],
+                subtasks=body["subtasks"],
+                events=self.unsaved,
+                checkpoint=monitor_state(self.monitor) if checkpoint else None,
+                publish=self.publisher.publish,
+            )
+        self.unsaved, self.changes = [], NO_CHANGES
+        self.next_heartbeat = now + settings.RUN_HEARTBEAT_SECONDS
+        if checkpoint:
+            self.next_checkpoint = now + CHECKPOINT_SECONDS
+
+    def _poll(self, now: float) -> None:
+        self.next_poll = now + POLL_SECONDS
+        if now >= self.next_heartbeat:
+            self.next_heartbeat = now + settings.RUN_HEARTBEAT_SECONDS
+            beat = Run.objects.filter(pk=self.run_id, worker=WORKER, status__in=ON_A_WORKER)
+            if not beat.update(heartbeat_at=timezone.now()):
+                self._give_up()
+                return
+        status = Run.objects.filter(pk=self.run_id).values_list("status", flat=True).first()
+        if status == RunStatus.CANCELING:
+            self._request_cancel("canceled")
+        elif status is None or RunStatus(status).is_terminal:
+            self._give_up()
+        if self.soft_deadline is not None and now >= self.soft_deadline:
+            self._request_cancel("time limit")
+
+    def _request_cancel(self, reason: str) -> None:
+        if self.cancel.is_set():
+            return
+        self.cancel_reason = reason
+        self.cancel.set()
+        self._fold()
+        events, changes = self.monitor.request_cancel(timestamp=time.time())
+        self.unsaved += events
+        self.changes |= changes
+        self._save()
+
+    def _give_up(self) -> None:
+        if not self.given_up:
+            logger.warning("run %s was ended elsewhere; this worker stops driving it", self.run_id)
+        self.given_up = True
+        self.cancel.set()
+
+    def _finish(self, result: RunResult) -> None:
+        self._fold()
+        if self.cancel_reason == "time limit" and result.outcome is not RunOutcome.FINISHED:
+            limit = settings.RUN_SOFT_TIME_LIMIT
+            result = RunResult(
+                RunOutcome.FAILED,
+                sinks=result.sinks,
+                error=f"the run took longer than its time limit ({limit} s) and was stopped",
+                details=result.details,
+            )
+        events, changes = self.monitor.finish(result.outcome, timestamp=time.time())
+        self.unsaved += events
+        self.changes |= changes
+        self._save(
+            status=RunStatus(result.outcome.value),
+            error=result.error or "",
+            sinks=[sink.to_json() for sink in result.sinks],
+            details={**result.details, "executor": settings.RUN_EXECUTOR},
+            finished_at=timezone.now(),
+        )

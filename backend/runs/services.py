@@ -1,0 +1,287 @@
+"""Writes to runs: start one, cancel one, and fail the runs whose worker was lost.
+
+Starting checks everything that would stop the run before anything is queued: the role,
+the version, the run's parameters, and the compiled plan with the runtime's catalog
+(`runtime.catalog.runnability`); problems come back as diagnostics on the nodes. A run
+changes only through its journal (`runs.journal`), under its row lock.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import Role
+from accounts.permissions import authenticated_user, require_role
+from compiler.diagnostics import Diagnostic, Location, Severity
+from compiler.pipeline import compile_document
+from config.errors import ApplicationError, Conflict, InvalidRequest
+from pipelines.models import Pipeline, PipelineVersion
+from runs import control
+from runs.journal import append, run_fields, set_status
+from runs.models import ON_A_WORKER, Run, RunEvent, RunStatus
+from runs.tasks import execute_run
+from runtime.catalog import runnability
+from runtime.events import RunOutcome, SubtaskEvent
+from runtime.monitoring import MonitoredVertex, RunMonitor, monitored_vertices
+
+Actor = AbstractBaseUser | AnonymousUser
+
+_MASTER = re.compile(
+    r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|spark://[A-Za-z0-9.-]+:[0-9]{1,5}"
+)
+_PARAMETER_KEYS = frozenset({"params", "faults"})
+
+
+class RunRejected(ApplicationError):
+    """The version cannot run; the diagnostics say where (node, edge, field)."""
+
+    code = "not-runnable"
+
+    def __init__(self, diagnostics: list[Diagnostic], *, version: int) -> None:
+        first, count = diagnostics[0], len(diagnostics)
+        super().__init__(
+            f"Version {version} cannot run: {count} problem{'s' if count != 1 else ''}, "
+            f"first {first.location.describe()}: {first.message}",
+            diagnostics=diagnostics,
+        )
+
+
+def run_start(
+    *,
+    pipeline: Pipeline,
+    actor: Actor,
+    version: int,
+    spark_master: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+) -> Run:
+    """Queue a run of a saved version (editors); refused with diagnostics if it cannot run."""
+    user = authenticated_user(actor)
+    require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
+    master = _spark_master(spark_master)
+    checked = _parameters(parameters)
+    saved = PipelineVersion.objects.filter(pipeline=pipeline, number=version).first()
+    if saved is None:
+        raise InvalidRequest(
+            f"The pipeline has no version {version}.",
+            fields={"version": [f"The pipeline has no version {version}."]},
+        )
+    document, problems = document_for_run(saved.document, checked)
+    compilation = compile_document(document)
+    problems += [d for d in compilation.diagnostics if d.severity is Severity.ERROR]
+    if compilation.graph is not None:
+        problems += [d for d in runnability(document) if d.severity is Severity.ERROR]
+    if problems or compilation.execution is None:
+        raise RunRejected(problems, version=version)
+    vertices = monitored_vertices(compilation.execution)
+    with transaction.atomic():
+        run = Run.objects.create(
+            pipeline=pipeline,
+            version=saved,
+            started_by=user,
+            spark_master=master,
+            parameters=checked,
+            key=uuid.uuid4().hex,
+            vertices=[v.to_json() for v in vertices],
+            state=monitor_state(RunMonitor(vertices)),
+        )
+        run_id = run.pk
+        transaction.on_commit(lambda: execute_run.delay(run_id))
+    return run
+
+
+def document_for_run(
+    document: dict[str, Any], parameters: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The version's document with the run's parameter values (`params`) in its nodes."""
+    overrides: Mapping[str, Mapping[str, Any]] = parameters.get("params", {})
+    if not overrides:
+        return document, []
+    result = copy.deepcopy(document)
+    nodes = {str(n.get("id")): n for n in result.get("nodes", []) if isinstance(n, dict)}
+    problems = []
+    for node_id, values in overrides.items():
+        node = nodes.get(node_id)
+        if node is None:
+            problems.append(
+                Diagnostic(
+                    "run.unknown-node",
+                    f"parameters name node {node_id}, which the version does not have",
+                    Location(field=f"params.{node_id}"),
+                )
+            )
+            continue
+        params = node.get("params")
+        node["params"] = {**(params if isinstance(params, dict) else {}), **values}
+    return result, problems
+
+
+def _spark_master(master: str | None) -> str:
+    if master is None or master == "":
+        return str(settings.SPARK_MASTER)
+    if not _MASTER.fullmatch(master):
+        raise InvalidRequest(
+            f"{master!r} is not a Spark master this server can use.",
+            fields={
+                "sparkMaster": [
+                    "Use local, local[N], local[*], local[N,F], local[*,F] or spark://host:port."
+                ]
+            },
+        )
+    return master
+
+
+def _parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The run's parameters, checked: `params` ({node id: {name: value}}) and `faults`."""
+    if not parameters:
+        return {}
+    fields: dict[str, list[str]] = {}
+    unknown = sorted(set(parameters) - _PARAMETER_KEYS)
+    if unknown:
+        fields["parameters"] = [f"Unknown parameter {name!r}." for name in unknown]
+    params = parameters.get("params", {})
+    if not isinstance(params, dict) or not all(
+        isinstance(values, dict) and all(isinstance(name, str) for name in values)
+        for values in params.values()
+    ):
+        fields["parameters.params"] = ["Give {node id: {parameter name: value}}."]
+    faults = parameters.get("faults")
+    if faults is not None:
+        if not settings.RUN_FAULT_INJECTION:
+            fields["parameters.faults"] = ["Fault injection is off on this server."]
+        elif not isinstance(faults, list) or not all(_is_fault(f) for f in faults):
+            fields["parameters.faults"] = [
+                "Give a list of {subtask, attempts, vertex or node, message, afterRecords}."
+            ]
+    if fields:
+        raise InvalidRequest(next(iter(fields.values()))[0], fields=fields)
+    return {key: parameters[key] for key in sorted(parameters)}
+
+
+_FAULT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "subtask": int,
+    "attempts": list,
+    "message": str,
+    "vertex": str,
+    "node": int,
+    "afterRecords": int,
+}
+
+
+def _is_fault(fault: object) -> bool:
+    """A fault as `runtime.plan.Fault` takes it (camelCase): which attempts of which
+    subtask fail, and after how many records."""
+    if not isinstance(fault, dict) or "subtask" not in fault or set(fault) - set(_FAULT_FIELDS):
+        return False
+    if not all(isinstance(value, _FAULT_FIELDS[name]) for name, value in fault.items()):
+        return False
+    return all(isinstance(a, int) and a >= 0 for a in fault.get("attempts", [0]))
+
+
+def monitor_state(monitor: RunMonitor) -> dict[str, Any]:
+    """A run's checkpoint: the monitor's vertices and subtasks (the status is the run's)."""
+    state = monitor.to_json()
+    return {"vertices": state["vertices"], "subtasks": state["subtasks"]}
+
+
+def run_monitor(run: Run) -> RunMonitor:
+    """The run's monitor rebuilt from its plan and every event its journal stored."""
+    monitor = RunMonitor(MonitoredVertex.from_json(v) for v in run.vertices)
+    for events in RunEvent.objects.filter(run=run).order_by("seq").values_list("events", flat=True):
+        monitor.apply(SubtaskEvent.from_json(e) for e in events)
+    return monitor
+
+
+def run_cancel(*, run: Run, actor: Actor) -> Run:
+    """Cancel a run (editors): a queued run ends CANCELED now; a running one goes
+    CANCELING, its worker stops the Spark jobs and ends it CANCELED."""
+    require_role(user=actor, workspace=run.pipeline.workspace_id, minimum=Role.EDITOR)
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        status = locked.run_status
+        if status.is_terminal:
+            raise Conflict(
+                f"The run has already ended ({status.value}).",
+                code="run-ended",
+            )
+        if status is RunStatus.CANCELING:
+            return locked
+        before = run_fields(locked)
+        if status is RunStatus.QUEUED:
+            _close(locked, before, RunStatus.CANCELED)
+        else:
+            set_status(locked, RunStatus.CANCELING)
+            append(locked, before=before)
+            key = locked.key
+            transaction.on_commit(lambda: control.request_cancel(key))
+    return locked
+
+
+LOST_WORKER = "lost worker"
+
+
+def run_mark_lost(*, run_id: int | None = None) -> list[int]:
+    """FAIL every run (or just `run_id`) whose worker stopped beating; their ids.
+
+    Called periodically by the web server and every worker, and when a run is read.
+    """
+    cutoff = timezone.now() - timedelta(seconds=settings.RUN_HEARTBEAT_TIMEOUT)
+    stale = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True)
+    candidates = Run.objects.filter(stale, status__in=ON_A_WORKER)
+    if run_id is not None:
+        candidates = candidates.filter(pk=run_id)
+    lost = []
+    for candidate in candidates.values_list("pk", flat=True):
+        with transaction.atomic():
+            run = Run.objects.filter(stale, pk=candidate, status__in=ON_A_WORKER)
+            locked = run.select_for_update().first()
+            if locked is None:
+                continue  # it beat, ended or was reaped meanwhile
+            who = locked.worker or "its worker"
+            silence = settings.RUN_HEARTBEAT_TIMEOUT
+            error = f"{LOST_WORKER}: {who} stopped reporting for more than {silence:g} s"
+            _close(locked, run_fields(locked), RunStatus.FAILED, error=error, abandon=True)
+            key = locked.key
+            # If the worker is alive but stuck, it stops the Spark work when it can.
+            transaction.on_commit(lambda key=key: control.request_cancel(key))  # type: ignore[misc]
+        lost.append(candidate)
+    return lost
+
+
+def _close(
+    run: Run,
+    before: dict[str, Any],
+    status: RunStatus,
+    *,
+    error: str = "",
+    abandon: bool = False,
+) -> None:
+    """End a run that no worker will end: its subtasks end as the monitor says."""
+    monitor = run_monitor(run)
+    if abandon:
+        events, changes = monitor.abandon(timestamp=time.time(), error=error)
+    else:
+        events, changes = monitor.finish(RunOutcome(status.value), timestamp=time.time())
+    body = monitor.changes_json(changes)
+    run.status = status
+    run.error = error
+    run.finished_at = timezone.now()
+    append(
+        run,
+        before=before,
+        vertices=body["vertices"],
+        subtasks=body["subtasks"],
+        events=events,
+        checkpoint=monitor_state(monitor),
+    )
