@@ -1,11 +1,16 @@
-"""`manage.py serve`: the whole product on one port: ASGI server plus a Celery worker."""
+"""`manage.py serve`: the whole product on one port: ASGI server plus a Celery worker.
+
+The worker executes runs (`runs.worker`); it is started again if it dies. This process
+fails the runs whose worker was lost (`runs.services.run_mark_lost`) every few seconds.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
-import sys
+import threading
+import time
 from typing import Any
 
 from django.conf import settings
@@ -13,6 +18,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config.asgi_server import uvicorn_command
 from config.redis_check import RedisUnavailable, require_redis
+from runs.tasks import reap_lost_runs_forever
+from runs.worker import worker_command
+
+WORKER_RESTART_SECONDS = 5
 
 
 class Command(BaseCommand):
@@ -33,35 +42,40 @@ class Command(BaseCommand):
             filter(None, [str(settings.BACKEND_DIR), os.environ.get("PYTHONPATH")])
         )
         env = {**os.environ, "PYTHONPATH": path}
-        children: list[subprocess.Popen[bytes]] = []
+        worker: subprocess.Popen[bytes] | None = None
         if not options["no_worker"]:
-            children.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "config",
-                        "worker",
-                        "--loglevel",
-                        "INFO",
-                        "--concurrency",
-                        "2",
-                    ],
-                    env=env,
-                )
-            )
+            worker = subprocess.Popen(worker_command(), env=env)
         server = subprocess.Popen(
             uvicorn_command(host=options["host"], port=options["port"]), env=env
         )
-        children.append(server)
         self.stdout.write(f"StreamGraph Studio on http://{options['host']}:{options['port']}/")
+        # `docker stop` and process managers send SIGTERM: stop the children as on Ctrl-C.
+        signal.signal(signal.SIGTERM, _interrupt)
+        # Runs whose worker died are failed from here too, so that happens when the only
+        # worker is the one that died.
+        stop = threading.Event()
+        threading.Thread(
+            target=reap_lost_runs_forever,
+            args=(stop,),
+            kwargs={"period": settings.RUN_HEARTBEAT_SECONDS},
+            name="run-reaper",
+            daemon=True,
+        ).start()
         try:
-            server.wait()
+            while server.poll() is None:
+                time.sleep(1)
+                if worker is not None and worker.poll() is not None:
+                    self.stderr.write(
+                        f"The Celery worker exited with status {worker.returncode}; "
+                        f"starting another in {WORKER_RESTART_SECONDS} s."
+                    )
+                    time.sleep(WORKER_RESTART_SECONDS)
+                    worker = subprocess.Popen(worker_command(), env=env)
         except KeyboardInterrupt:
             pass
         finally:
+            stop.set()
+            children = [child for child in (worker, server) if child is not None]
             for child in children:
                 if child.poll() is None:
                     child.send_signal(signal.SIGTERM)
@@ -70,3 +84,7 @@ class Command(BaseCommand):
                     child.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     child.kill()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
