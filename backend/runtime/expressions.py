@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -86,24 +84,48 @@ class ExpressionLimitError(ValueError):
     """An operation whose result would exceed a limit of the language (raised while running)."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Expression:
-    """A validated, compiled expression over named variables.
+    """A validated expression over named variables, compiled when first run.
 
-    Pickles as its text and variables (compiled again, from the cache, where it lands),
-    so run plans holding expressions can be shipped to Spark workers.
+    Validation is all the editor needs, so the guarded tree and the function are built
+    on first use. Pickles as its text and variables (validated again, from the cache,
+    where it lands), so run plans holding expressions can be shipped to Spark workers.
     """
 
-    text: str
-    variables: tuple[str, ...]
-    tree: ast.expr
-    """The validated syntax tree, as the user wrote it."""
-    guarded: ast.expr
-    """The tree that runs: risky operations replaced by calls to the guard helpers."""
-    used: frozenset[str]
-    """The variables the expression reads."""
-    function: Callable[..., Any] = field(repr=False)
-    """Takes the variables positionally, in `variables` order."""
+    __slots__ = ("_function", "_guarded", "text", "tree", "used", "variables")
+
+    def __init__(
+        self, text: str, variables: tuple[str, ...], tree: ast.expr, used: frozenset[str]
+    ) -> None:
+        self.text = text
+        self.variables = variables
+        self.tree = tree
+        """The validated syntax tree, as the user wrote it."""
+        self.used = used
+        """The variables the expression reads."""
+        self._guarded: ast.expr | None = None
+        self._function: Callable[..., Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"Expression({self.text!r}, {self.variables!r})"
+
+    @property
+    def guarded(self) -> ast.expr:
+        """The tree that runs: risky operations replaced by calls to the guard helpers."""
+        if self._guarded is None:
+            self._guarded = _guard(self.text)
+        return self._guarded
+
+    @property
+    def function(self) -> Callable[..., Any]:
+        """Takes the variables positionally, in `variables` order."""
+        if self._function is None:
+            source = f"lambda {', '.join(self.variables)}: {ast.unparse(self.guarded)}"
+            with warnings.catch_warnings():  # "'is' with a literal" and the like
+                warnings.simplefilter("ignore")
+                code = compile(source, "<expression>", "eval")
+            self._function = eval(code, expression_namespace())  # allow-listed, guarded
+        return self._function
 
     def __call__(self, *args: Any) -> Any:
         return self.function(*args)
@@ -117,7 +139,7 @@ class Expression:
         missing = self.used - names.keys()
         if missing:
             raise KeyError(f"no name given for {sorted(missing)}")
-        tree = _Renamer(names).visit(copy.deepcopy(self.guarded))
+        tree = _Renamer(names).visit(_guard(self.text))
         return "(" + ast.unparse(tree) + ")"
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -187,35 +209,22 @@ def _compile(text: object, variables: tuple[str, ...]) -> Expression:
     lines = body.split("\n")
     checker = _Checker(variables, lines, lead)
     checker.check(parsed.body)
-    guarded = _Guard().visit(copy.deepcopy(parsed.body))
-    lambda_tree = ast.Expression(
-        ast.Lambda(
-            args=ast.arguments(
-                posonlyargs=[],
-                args=[ast.arg(arg=name) for name in variables],
-                kwonlyargs=[],
-                kw_defaults=[],
-                defaults=[],
-            ),
-            body=guarded,
-        )
-    )
-    ast.fix_missing_locations(lambda_tree)
-    try:
-        with warnings.catch_warnings():  # "'is' with a literal" and the like
+    try:  # what only the compiler finds (never run: its names are not bound here)
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            code = compile(lambda_tree, "<expression>", "eval")
+            compile(parsed, "<expression>", "eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
         raise ExpressionError(f"the expression cannot be compiled: {error}") from None
-    function = eval(code, expression_namespace())  # the tree passed the allow-list above
-    return Expression(
-        text=text,
-        variables=variables,
-        tree=parsed.body,
-        guarded=guarded,
-        used=frozenset(checker.used),
-        function=function,
-    )
+    return Expression(text, variables, parsed.body, frozenset(checker.used))
+
+
+def _guard(text: str) -> ast.expr:
+    """A fresh guarded tree of an already validated expression."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        body = ast.parse(text.lstrip(), mode="eval").body
+    result: ast.expr = _Guard().visit(body)
+    return result
 
 
 # --- validation ------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from compiler.keygroups import assign_key_to_parallel_operator
+from compiler.keygroups import assign_key_to_parallel_operator, assign_to_key_group
+from compiler.pipeline import compile_document
 from tests.runtime.builders import Doc, run, sink_by_subtask, sink_records
 
 
@@ -62,9 +63,13 @@ def test_word_count_counts_every_word_once_on_its_key_groups_subtask(data: Path,
     counted = {word: count for records in by_subtask.values() for word, count in records}
     assert counted == dict(expected)
     assert sum(len(records) for records in by_subtask.values()) == len(expected)
+    execution = compile_document(word_count(parallelism)).execution
+    assert execution is not None
+    reducer = execution.vertices[-1]
     for subtask, records in by_subtask.items():
+        first, last = reducer.key_group_range(subtask)
         for word, _count in records:
-            assert assign_key_to_parallel_operator(word, 128, parallelism) == subtask
+            assert first <= assign_to_key_group(word, reducer.max_parallelism) <= last
 
 
 def test_word_count_in_streaming_mode_emits_every_running_count(data: Path):
