@@ -51,7 +51,7 @@ describe("canvas model", () => {
       ["2-3-0-0", true],
     ]);
     const map = operators(nodes)[1];
-    expect(map?.data.parallelism).toBe(1);
+    expect(map?.data.parallelism).toBe(2);
     expect(map?.data.operatorId).toMatch(/^[0-9a-f]{32}$/);
     expect(operators(nodes)[0]?.data.chainHead).toBe(true);
   });
@@ -76,6 +76,25 @@ describe("canvas model", () => {
     expect(b2).not.toBe(a2);
     expect(b2?.data.node.name).toBe("Parse");
     expect(second.edges[0]).toBe(first.edges[0]);
+  });
+
+  it("shows a parallelism edit at once, before the plan has caught up", () => {
+    const model = new CanvasModel();
+    const document = editsDocument();
+    const plan = planOf(document);
+    model.build(inputs(document, { plan }));
+    const { document: edited } = applyEdit(document, {
+      kind: "set_field",
+      element: "node",
+      nodeId: 3,
+      field: "parallelism",
+      value: 7,
+    });
+    const [, , sink] = operators(model.build(inputs(edited, { plan })).nodes);
+    expect(sink?.data.parallelism).toBe(7);
+    expect(sink?.data.parallelismIsDefault).toBe(false);
+    // The plan-derived facts stay those of the last plan until the server answers.
+    expect(sink?.data.vertex).toBe(plan.nodes["3"]?.vertex);
   });
 
   it("marks selection, dragging, diagnostics and other users' selections", () => {

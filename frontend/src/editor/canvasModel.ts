@@ -33,7 +33,10 @@ export interface PresenceMark {
 export interface OperatorNodeData {
   readonly node: StreamNode;
   readonly spec: OperatorSpec | null;
-  /** The parallelism the node runs with (the default applied), from the plan when there is one. */
+  /**
+   * The parallelism the node runs with (the job's default applied), from the document shown:
+   * a local edit shows at once, not after the server has compiled it into the plan.
+   */
   readonly parallelism: number;
   readonly parallelismIsDefault: boolean;
   readonly operatorId: string | null;
@@ -249,12 +252,11 @@ export class CanvasModel {
       const position = inputs.dragging.get(node.id) ?? item.position;
       positions.set(node.id, position);
       const vertex = item.data.vertex;
-      const planVertex = vertex === null ? undefined : plan?.vertices[vertex];
       const spec = inputs.specs.get(node.operator ?? "") ?? null;
       const data: OperatorNodeData = {
         node,
         spec,
-        parallelism: planVertex?.parallelism ?? effectiveParallelism(document, node),
+        parallelism: effectiveParallelism(document, node),
         parallelismIsDefault: (node.parallelism ?? -1) <= 0,
         operatorId: item.data.operatorId,
         vertex,
