@@ -22,6 +22,7 @@ class _ReadOnly(admin.ModelAdmin):
 class RunAdmin(_ReadOnly):
     list_display = ("id", "pipeline", "version", "status", "started_by", "created_at", "worker")
     list_filter = ("status",)
+    list_select_related = ("pipeline", "version__pipeline", "started_by")
     search_fields = ("pipeline__name", "worker", "key")
     readonly_fields = tuple(field.name for field in Run._meta.fields)
 
@@ -29,4 +30,5 @@ class RunAdmin(_ReadOnly):
 @admin.register(RunEvent)
 class RunEventAdmin(_ReadOnly):
     list_display = ("run", "seq", "created_at")
+    list_select_related = ("run",)
     readonly_fields = ("run", "seq", "events", "changes", "created_at")
