@@ -63,8 +63,9 @@ class _LocalRun:
         self.max_attempts = max_attempts
         self.cancel = cancel
         self.sinks: list[SinkOutput] = []
-        self.inboxes: dict[str, list[list[tuple[int, Any]]]] = {
-            v.id: [[] for _ in range(v.parallelism)] for v in plan.vertices
+        # Per vertex and subtask: per input position, the records in producer subtask order.
+        self.inboxes: dict[str, list[dict[int, list[Any]]]] = {
+            v.id: [{} for _ in range(v.parallelism)] for v in plan.vertices
         }
         self.attempts: dict[tuple[str, int], int] = {}
         self.done: set[tuple[str, int]] = set()
@@ -130,7 +131,11 @@ class _LocalRun:
             try:
                 run = vertex.open(subtask, attempt)
                 self.publish(vertex, subtask, attempt, ExecutionState.RUNNING)
-                sent = self.execute(vertex, subtask, run.run(self.inboxes[vertex.id][subtask]))
+                inbox = self.inboxes[vertex.id][subtask]
+                records = [
+                    (position, record) for position in sorted(inbox) for record in inbox[position]
+                ]
+                sent = self.execute(vertex, subtask, run.run(records))
             except _Canceled:
                 self.publish(
                     vertex,
@@ -153,8 +158,8 @@ class _LocalRun:
                     error=error,
                 )
                 continue
-            for consumer, target, record in sent:
-                self.inboxes[consumer][target].append(record)
+            for consumer, target, (position, record) in sent:
+                self.inboxes[consumer][target].setdefault(position, []).append(record)
             self.sinks.extend(run.sink_outputs())
             self.publish(
                 vertex,
@@ -164,7 +169,7 @@ class _LocalRun:
                 records=(run.records_in, run.records_out),
             )
             self.done.add((vertex.id, subtask))
-            self.inboxes[vertex.id][subtask] = []  # consumed
+            self.inboxes[vertex.id][subtask] = {}  # consumed
             return None
         self.done.add((vertex.id, subtask))
         return f"{vertex.subtask_name(subtask)} failed: {error}"

@@ -136,3 +136,55 @@ def test_every_runnable_fixture_runs(fixture: Path, tmp_path: Path):
     assert result.outcome is RunOutcome.FINISHED, result.error
     terminal = [e for e in events if e.state.is_terminal]
     assert len(terminal) == len({(e.vertex, e.subtask) for e in events})
+
+
+def _run_shaped(document: dict[str, Any], data_dir: Path, *, batched: bool) -> list[Any]:
+    """Sink outputs of a run through the routed (or batched) chains, the way Spark runs them.
+
+    Each consumer subtask reads its inputs by input position, then producer subtask, like
+    the local executor, so the results must be the same, record for record.
+    """
+    options = RunOptions(str(data_dir), seed=3, preview_size=10_000)
+    plan = build_run_plan(document, compile_document(document), options)
+    inbox: dict[tuple[str, int], list[tuple[int, int, Any]]] = {}
+    sinks: list[Any] = []
+    for vertex in plan.vertices:
+        for subtask in range(vertex.parallelism):
+            received = sorted(inbox.pop((vertex.id, subtask), []), key=lambda item: item[:2])
+            running = vertex.open(subtask)
+            if batched:
+                inputs = [(position, batch) for position, _, batch in received]
+                outputs = running.execute(inputs, batched_input=True, output="batched")
+            else:
+                records = [(position, record) for position, _, record in received]
+                outputs = running.run_routed(records)
+            for item in outputs:
+                position, routed = (0, item) if len(vertex.outputs) == 1 else item
+                target, (consumer_input, payload) = routed
+                consumer = vertex.outputs[position].consumer
+                inbox.setdefault((consumer, target), []).append((consumer_input, subtask, payload))
+            if batched:  # one list per (input, producer): what Spark's shuffle keeps apart
+                for key, items in inbox.items():
+                    merged: dict[tuple[int, int], list[Any]] = {}
+                    for consumer_input, producer, batch in items:
+                        merged.setdefault((consumer_input, producer), []).extend(
+                            batch if isinstance(batch, list) else [batch]
+                        )
+                    inbox[key] = [(i, p, batch) for (i, p), batch in merged.items()]
+            sinks += running.sink_outputs()
+    return sinks
+
+
+@pytest.mark.parametrize("batched", [False, True], ids=["routed", "batched"])
+def test_routed_and_batched_chains_give_the_local_executors_results(batched: bool, tmp_path: Path):
+    compared = 0
+    for fixture in FIXTURES:
+        document = json.loads(fixture.read_text())
+        if any(d.severity is Severity.ERROR for d in runnability(document)):
+            continue
+        if "processing_time" in fixture.read_text():
+            continue  # windows on the clock
+        result, _ = run(document, tmp_path, seed=3, preview=10_000)
+        assert list(result.sinks) == _run_shaped(document, tmp_path, batched=batched), fixture
+        compared += 1
+    assert compared > 30
