@@ -16,13 +16,16 @@ word count's first vertex the generated code is
 Records going in (`records_in`, from the vertex's input JobEdges) and out (sent on
 its output JobEdges; a broadcast record counts once) are counted at the chain's
 boundary only, as Flink's task metrics numRecordsIn / numRecordsOut, and published
-on the `SubtaskRun` every 1024 records and at the end.
+on the `SubtaskRun` every 1024 records (every batch) and at the end.
 
-Two variants are generated per vertex: `code` yields (output position, record),
-and `routed_code` has the routers fused in too, yielding for a vertex with one
-output `(target subtask, (consumer input position, record))`, or with several
-`(output position, (target subtask, (consumer input position, record)))`: what
-Spark's `partitionBy(p, identity)` needs, without another pass over the records.
+Each vertex gets its chain in every shape (`VARIANTS`, "inputs>output"): inputs one
+(input position, record) at a time or as (input position, list of records); output
+`plain` (output position, record), `routed` with the routers fused in, yielding for
+a vertex with one output `(target subtask, (consumer input position, record))`, or
+with several `(output position, (target subtask, (consumer input position,
+record)))`, or `batched`, the same with lists of up to `BATCH_SIZE` records in place
+of single ones: what Spark's `partitionBy(p, identity)` needs, without another pass
+over the records and with one shuffle entry per batch.
 
 Operators chain as a tree; a record is handed to an operator's outputs in edge
 order. Python limits nesting (100 indentation levels, 20 nested loops per
