@@ -18,6 +18,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from compiler.diagnostics import Diagnostic, Location, Severity, has_errors
@@ -56,7 +57,8 @@ class Fault:
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     data_dir: str
-    """The folder sources read and sinks write in; paths in documents are relative to it."""
+    """The folder sources read and sinks write in; paths in documents are relative to it.
+    The plan holds it resolved to an absolute path."""
     preview_size: int = DEFAULT_PREVIEW
     """Records each sink subtask keeps as text for the run's preview."""
     seed: int | None = None
@@ -243,9 +245,10 @@ def build_run_plan(
         raise RunPlanError(diagnostics)
 
     seed = options.seed if options.seed is not None else secrets.randbits(63)
+    data_dir = str(Path(options.data_dir).resolve())  # workers may run elsewhere
     context = RunContext(
         runtime_mode=graph.config.runtime_mode.value,
-        data_dir=options.data_dir,
+        data_dir=data_dir,
         preview_size=options.preview_size,
         seed=seed,
         faults=options.faults,
@@ -342,7 +345,7 @@ def build_run_plan(
         name=graph.name,
         runtime_mode=context.runtime_mode,
         seed=seed,
-        data_dir=options.data_dir,
+        data_dir=data_dir,
         preview_size=options.preview_size,
         vertices=tuple(vertices),
         faults=options.faults,

@@ -149,3 +149,11 @@ def test_a_sink_cannot_write_outside_the_data_folder(tmp_path: Path):
         build(doc, data)
     assert codes(caught) == [("param.path-outside-data", 2, None, "params.path")]
     assert "leads outside the data folder" in str(caught.value)
+
+
+def test_the_data_folder_is_kept_as_an_absolute_path(tmp_path: Path, monkeypatch: Any):
+    monkeypatch.chdir(tmp_path)
+    doc = Doc().node(1, "source.sequence", {"from": 1, "to": 2}).build()
+    plan = build(doc, "data")
+    assert plan.data_dir == str(tmp_path / "data")
+    assert plan.vertices[0].context.data_dir == plan.data_dir
