@@ -107,6 +107,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Prefix of every name this project uses in Redis; empty: derived from the database
+# (config/namespacing.py), so servers of different databases can share one Redis.
+REDIS_NAMESPACE = os.environ.get("REDIS_NAMESPACE", "")
 
 # Celery queues its tasks through the same Redis.
 CELERY_BROKER_URL = REDIS_URL

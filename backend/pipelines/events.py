@@ -15,6 +15,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from config.namespacing import redis_namespace
+
 
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -156,7 +158,7 @@ Outbound = (
 
 
 def pipeline_group(pipeline_id: int) -> str:
-    return f"pipeline.{pipeline_id}"
+    return f"{redis_namespace()}.pipeline.{pipeline_id}"
 
 
 GROUP_EVENT = "pipeline.message"

@@ -17,6 +17,7 @@ from typing import cast
 from django.conf import settings
 from redis.asyncio import Redis
 
+from config.namespacing import redis_namespace
 from pipelines.events import PresenceEntry
 
 HEARTBEAT_SECONDS = 15
@@ -34,7 +35,7 @@ def _redis() -> Redis:
 
 
 def _key(pipeline_id: int) -> str:
-    return f"studio:presence:{pipeline_id}"
+    return f"{redis_namespace()}:presence:{pipeline_id}"
 
 
 async def presence_put(*, pipeline_id: int, entry: PresenceEntry) -> None:
