@@ -43,6 +43,7 @@ FIRST_CATCH_UP_SECONDS = 0.5
 
 class RunConsumer(AsyncWebsocketConsumer):
     run_id: int
+    group: str
     seq: int = -1
     """The last journal entry this client has (-1: no snapshot yet)."""
     joined: bool = False
@@ -61,8 +62,9 @@ class RunConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self._lock = asyncio.Lock()
+        self.group = run_group(access.key)
         await self.accept()
-        await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         self.joined = True
         if await self.send_snapshot():
             self._watch = asyncio.create_task(self._watch_run())
@@ -72,7 +74,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         if self._watch is not None:
             self._watch.cancel()
         if self.joined:
-            await self.channel_layer.group_discard(run_group(self.run_id), self.channel_name)
+            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not self.joined:

@@ -196,8 +196,10 @@ def run_update(seq: int, changes: dict[str, Any]) -> RunUpdate:
     )
 
 
-def run_group(run_id: int) -> str:
-    return f"run.{run_id}"
+def run_group(run_key: str) -> str:
+    """A run's channel-layer group, named by its key (unique across databases, as its
+    Redis channels are), not its id."""
+    return f"run.{run_key}"
 
 
 GROUP_EVENT = "run.message"
@@ -208,23 +210,23 @@ def encode(message: Outbound) -> str:
     return message.model_dump_json()
 
 
-def _group_event(run_id: int, message: Outbound) -> dict[str, Any]:
+def _group_event(message: Outbound) -> dict[str, Any]:
     event: dict[str, Any] = {"type": GROUP_EVENT, "text": encode(message)}
     if isinstance(message, RunUpdate):
         event["seq"] = message.seq
     return event
 
 
-async def publish_to_run_async(run_id: int, message: Outbound) -> None:
+async def publish_to_run_async(run_key: str, message: Outbound) -> None:
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("CHANNEL_LAYERS is not configured")
-    await layer.group_send(run_group(run_id), _group_event(run_id, message))
+    await layer.group_send(run_group(run_key), _group_event(message))
 
 
-def publish_to_run(run_id: int, message: Outbound) -> None:
-    """Send `message` to every client of the run (from synchronous code)."""
-    async_to_sync(publish_to_run_async)(run_id, message)
+def publish_to_run(run_key: str, message: Outbound) -> None:
+    """Send `message` to every client of the run with this key (from synchronous code)."""
+    async_to_sync(publish_to_run_async)(run_key, message)
 
 
 class RunPublisher:
@@ -237,8 +239,8 @@ class RunPublisher:
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
 
-    def publish(self, run_id: int, message: Outbound) -> None:
-        self._loop.run_until_complete(publish_to_run_async(run_id, message))
+    def publish(self, run_key: str, message: Outbound) -> None:
+        self._loop.run_until_complete(publish_to_run_async(run_key, message))
 
     def close(self) -> None:
         # The channel layer hooks `close` to flush its connections for this loop.

@@ -27,7 +27,8 @@ from runs.events import RunUpdate, publish_to_run, run_update
 from runs.models import Run, RunEvent, RunStatus
 from runtime.events import SubtaskEvent
 
-Publish = Callable[[int, RunUpdate], None]
+Publish = Callable[[str, RunUpdate], None]
+"""Sends a run's entry to its clients, given the run's key."""
 
 _DATETIME = DateTimeField()
 
@@ -105,9 +106,9 @@ def append(
     )
     message = run_update(run.seq, changes)
     send = publish or publish_to_run
-    run_id = run.pk
+    key = run.key
     # A lost publication is caught up from the journal by the consumers: never fail the write.
-    transaction.on_commit(lambda: send(run_id, message), robust=True)
+    transaction.on_commit(lambda: send(key, message), robust=True)
     return run.seq
 
 

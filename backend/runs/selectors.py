@@ -50,19 +50,20 @@ def run_get_for_user(*, user: AbstractBaseUser | AnonymousUser, run_id: int) -> 
 class RunAccess:
     role: Role
     can_run: bool
+    key: str
+    """The run's key, which names its channel-layer group."""
 
 
 def run_access(*, user: AbstractBaseUser | AnonymousUser, run_id: int) -> RunAccess | None:
     """The user's role on the run's workspace; None if not a member (or no run)."""
-    workspace_id = (
-        Run.objects.filter(pk=run_id).values_list("pipeline__workspace_id", flat=True).first()
-    )
-    if workspace_id is None or not user.is_authenticated:
+    row = Run.objects.filter(pk=run_id).values_list("pipeline__workspace_id", "key").first()
+    if row is None or not user.is_authenticated:
         return None
+    workspace_id, key = row
     role = membership_role(user=user, workspace=workspace_id)
     if role is None:
         return None
-    return RunAccess(role=role, can_run=role.allows(Role.EDITOR))
+    return RunAccess(role=role, can_run=role.allows(Role.EDITOR), key=key)
 
 
 def run_summary(run: Run) -> dict[str, Any]:

@@ -120,7 +120,7 @@ def test_entries_already_in_the_snapshot_are_not_sent_again(team: Team, active: 
         assert snapshot["seq"] == 1
         # The entry arrives late (published before this client joined, delivered after).
         stale = run_update(1, {"run": {}, "vertices": [], "subtasks": []})
-        await publish_to_run_async(active.pk, stale)
+        await publish_to_run_async(active.key, stale)
         await database_sync_to_async(record)(active.pk, [event(active, 1, 0, S.RUNNING)])
         update = await client.receive()
         assert update["seq"] == 2
@@ -135,7 +135,7 @@ def test_a_missed_entry_is_read_from_the_journal(team: Team, active: Run) -> Non
         # Stored, but its publication never reaches this client.
         with transaction.atomic():
             locked = Run.objects.select_for_update().get(pk=run_id)
-            append(locked, before=run_fields(locked), publish=lambda run_id, message: None)
+            append(locked, before=run_fields(locked), publish=lambda key, message: None)
 
     async def scenario() -> None:
         client, _ = await watch(active.pk, team.editor)
