@@ -14,6 +14,10 @@ FRONTEND_STAMP := frontend/dist/.built
 # Folders too: removing a file changes its folder's time.
 FRONTEND_SOURCES := $(shell find frontend/src frontend/public 2>/dev/null) \
 	$(wildcard frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json package-lock.json)
+# The end-to-end tests and the canvas benchmark drive Debian's Chromium (playwright-core
+# downloads no browser); installing it needs root, or sudo.
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
@@ -25,8 +29,9 @@ help:
 	@echo "  make run     install dependencies, build the app if its sources changed, migrate,"
 	@echo "              serve http://127.0.0.1:$(PORT) (app, API, websockets, Celery worker)"
 	@echo "  make build   build the browser app into frontend/dist if its sources changed"
-	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and PostgreSQL)"
-	@echo "  make bench   compiler and co-editing benchmarks (print figures)"
+	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and"
+	@echo "              PostgreSQL), end-to-end tests in headless Chromium"
+	@echo "  make bench   compiler, co-editing and canvas benchmarks (print figures)"
 	@echo "  make lint    ruff check and format check"
 	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
 	@echo "  make clean   remove .venv, node_modules, var and frontend/dist"
@@ -54,6 +59,10 @@ $(FRONTEND_STAMP): $(NODE_STAMP) $(FRONTEND_SOURCES)
 
 build: $(FRONTEND_STAMP)
 
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+
 run: $(INSTALLED) $(FRONTEND_STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py serve --port $(PORT)
@@ -62,7 +71,7 @@ lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint $(NODE_STAMP)
+test: lint $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM)
 	$(BIN)/mypy
 	PYTHONPATH=backend $(BIN)/lint-imports
 	npm run lint
@@ -74,15 +83,17 @@ test: lint $(NODE_STAMP)
 	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(BIN)/pytest
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend
+	npm run test:e2e
 
 fmt: $(INSTALLED) $(NODE_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 	npm run format
 
-bench: $(INSTALLED)
+bench: $(INSTALLED) $(FRONTEND_STAMP) $(CHROMIUM)
 	PYTHONPATH=backend $(PY) -m benchmarks.compiler_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.coediting_bench
+	npm run bench:canvas
 
 clean:
 	rm -rf $(VENV) node_modules var frontend/dist
