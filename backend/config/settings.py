@@ -130,7 +130,9 @@ if RUN_EXECUTOR not in {"spark", "local"}:
     raise ImproperlyConfigured(f"RUN_EXECUTOR must be 'spark' or 'local', not {RUN_EXECUTOR!r}.")
 RUNTIME_DATA_DIR = Path(os.environ.get("RUNTIME_DATA_DIR", str(VAR_DIR / "data")))
 """The folder file sources read from and file sinks write to (paths are relative to it)."""
-RUN_QUEUE = os.environ.get("RUN_QUEUE", "runs")
+RUN_QUEUE = os.environ.get("RUN_QUEUE", "")
+"""The Celery queue of runs; empty: `<namespace>.runs` (`runs.tasks.run_queue`), so a worker
+only takes runs of the database it serves."""
 RUN_WORKER_CONCURRENCY = int(os.environ.get("RUN_WORKER_CONCURRENCY", "2"))
 """Runs one worker process executes at once, sharing its one Spark session."""
 RUN_SOFT_TIME_LIMIT = int(os.environ.get("RUN_SOFT_TIME_LIMIT", "3600"))

@@ -31,7 +31,7 @@ from pipelines.models import Pipeline, PipelineVersion
 from runs import control
 from runs.journal import append, run_fields, set_status
 from runs.models import ON_A_WORKER, Run, RunEvent, RunStatus
-from runs.tasks import execute_run
+from runs.tasks import execute_run, run_queue
 from runtime.catalog import runnability
 from runtime.events import RunOutcome, SubtaskEvent
 from runtime.monitoring import MonitoredVertex, RunMonitor, monitored_vertices
@@ -97,7 +97,7 @@ def run_start(
             state=monitor_state(RunMonitor(vertices)),
         )
         run_id = run.pk
-        transaction.on_commit(lambda: execute_run.delay(run_id))
+        transaction.on_commit(lambda: execute_run.apply_async((run_id,), queue=run_queue()))
     return run
 
 

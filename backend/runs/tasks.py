@@ -1,7 +1,7 @@
 """Celery tasks of runs: take an id, call one service.
 
-`execute_run` goes to the `runs` queue (`RUN_QUEUE`); `manage.py serve` starts a worker
-that consumes it with a thread pool, so the runs of one worker process share its one
+`execute_run` goes to the runs queue of the database (`run_queue`); `manage.py serve` starts
+a worker that consumes it with a thread pool, so the runs of one worker process share its one
 Spark session. Each worker also fails runs whose worker was lost (`run_mark_lost`), so
 that happens even when the worker that died was the only one.
 """
@@ -17,12 +17,19 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
+from config.namespacing import redis_namespace
+
 logger = logging.getLogger(__name__)
+
+
+def run_queue() -> str:
+    """The queue runs go to: `RUN_QUEUE`, or the runs queue of the database served (a
+    worker of another database sharing the Redis must not take them: ids repeat)."""
+    return settings.RUN_QUEUE or f"{redis_namespace()}.runs"
 
 
 @shared_task(
     name="runs.execute_run",
-    queue=settings.RUN_QUEUE,
     ignore_result=True,
     soft_time_limit=settings.RUN_SOFT_TIME_LIMIT,
     time_limit=settings.RUN_TIME_LIMIT,

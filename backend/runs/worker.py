@@ -10,13 +10,15 @@ import sys
 
 from django.conf import settings
 
+from runs.tasks import run_queue
+
 
 def worker_command(*, concurrency: int | None = None, loglevel: str = "INFO") -> list[str]:
-    """A Celery worker for the default queue and the runs queue (`RUN_QUEUE`)."""
+    """A Celery worker for the default queue and the runs queue (`run_queue`)."""
     threads = settings.RUN_WORKER_CONCURRENCY if concurrency is None else concurrency
     return [
         sys.executable, "-m", "celery", "-A", "config", "worker",
         "--loglevel", loglevel,
-        "--queues", f"celery,{settings.RUN_QUEUE}",
+        "--queues", f"celery,{run_queue()}",
         "--pool", "threads", "--concurrency", str(threads),
     ]  # fmt: skip

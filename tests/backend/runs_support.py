@@ -170,8 +170,8 @@ def database_url() -> str:
 
 @contextmanager
 def serving(django_db_blocker: Any, **environment: str) -> Iterator[str]:
-    """`manage.py serve` on a free port, on the test database, with a worker of its own
-    (its own runs queue); yields `host:port`."""
+    """`manage.py serve` on a free port, on the test database (whose runs queue only its
+    worker takes); yields `host:port`."""
     port = free_port()
     with django_db_blocker.unblock():
         url = database_url()
@@ -181,7 +181,6 @@ def serving(django_db_blocker: Any, **environment: str) -> Iterator[str]:
         "PYTHONPATH": os.pathsep.join([str(REPO / "backend"), str(REPO)]),
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "PASSWORD_HASHERS": ",".join(FAST_HASHERS),
-        "RUN_QUEUE": f"runs-test-{uuid.uuid4().hex[:8]}",  # no other worker takes these
         **environment,
     }
     with tempfile.TemporaryFile() as log:

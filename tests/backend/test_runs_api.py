@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 from runs import services
 from runs.events import RunDetail
 from runs.models import Run, RunStatus
+from runs.tasks import run_queue
 from tests.backend.factories import Team, make_team
 from tests.backend.runs_support import make_run, make_runnable_version
 
@@ -22,8 +23,9 @@ def queue(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     class Task:
         @staticmethod
-        def delay(run_id: int) -> None:
-            queued.append(run_id)
+        def apply_async(args: tuple[int], queue: str) -> None:
+            assert queue == run_queue()
+            queued.append(args[0])
 
     monkeypatch.setattr(services, "execute_run", Task)
     monkeypatch.setattr(services.control, "request_cancel", lambda key: None)

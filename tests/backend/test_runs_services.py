@@ -21,6 +21,7 @@ from runs.journal import append, run_fields, set_status
 from runs.models import JournalImmutable, Run, RunEvent, RunStatus
 from runs.selectors import run_detail
 from runs.services import RunRejected, run_cancel, run_mark_lost, run_start
+from runs.tasks import run_queue
 from runtime.events import ExecutionState, SubtaskEvent
 from tests.backend.factories import Team, add_member, make_team
 from tests.backend.runs_support import make_run, make_runnable_version, runnable_document
@@ -34,8 +35,9 @@ class Queue:
     def __init__(self) -> None:
         self.ids: list[int] = []
 
-    def delay(self, run_id: int) -> None:
-        self.ids.append(run_id)
+    def apply_async(self, args: tuple[int], queue: str) -> None:
+        assert queue == run_queue()
+        self.ids.append(args[0])
 
 
 @pytest.fixture
