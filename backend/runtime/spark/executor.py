@@ -70,13 +70,15 @@ def run_on_spark(
     session: Session,
     cancel: CancelSignal | None = None,
     progress_period: float = 0.25,
+    timeout: float | None = None,
     job_end_timeout: float = 10.0,
 ) -> RunResult:
     """Run `plan` as one Spark job on `session`; events go to the run's Redis channel.
 
     Returns when the job has ended and the listener has reported its end (or after
     `job_end_timeout` more seconds). Setting `cancel` stops the job: its tasks are
-    killed and the subtasks end CANCELED.
+    killed and the subtasks end CANCELED. A run still going after `timeout` seconds is
+    stopped the same way and FAILED.
     """
     started = time.perf_counter()
     reporting = Reporting(run_key=run_key, redis_url=redis_url, progress_period=progress_period)
@@ -108,14 +110,14 @@ def run_on_spark(
             tracker.finish(False, None, source="driver")
             details["seconds"] = round(time.perf_counter() - started, 6)
             return RunResult(RunOutcome.FAILED, error=_short(build_error), details=details)
-        outcome, error = job.run(tag, cancel, run_key)
+        outcome, error = job.run(tag, cancel, run_key, timeout)
         if not tracker.wait_for_job_end(job_end_timeout):
             # No job end seen (the job never started, or the listener is late): end the
             # subtasks here so that none is left running.
             tracker.finish(outcome is RunOutcome.FINISHED, error, source="driver")
     finally:
         session.listener.unregister(tracker)
-    if outcome is RunOutcome.FAILED:
+    if outcome is RunOutcome.FAILED and not job.timed_out:
         error = _failure_text(plan, tracker, error)
     details["seconds"] = round(time.perf_counter() - started, 6)
     details["subtasks"] = {
@@ -139,6 +141,7 @@ class _Job:
     final: RDD[Any] | None = None
     accumulator: Accumulator[list[SubtaskSummary]] | None = None
     summaries: list[SubtaskSummary] = field(default_factory=list)
+    timed_out: bool = False
 
     def build(self) -> None:
         context = self.context
@@ -201,7 +204,7 @@ class _Job:
         return self.accumulator
 
     def run(
-        self, tag: str, cancel: CancelSignal | None, run_key: str
+        self, tag: str, cancel: CancelSignal | None, run_key: str, timeout: float | None
     ) -> tuple[RunOutcome, str | None]:
         final = self.final
         assert final is not None
@@ -224,12 +227,17 @@ class _Job:
 
         thread = threading.Thread(target=act, name=f"spark-run-{run_key}", daemon=True)
         thread.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
         canceled_at: float | None = None
         while thread.is_alive():
             thread.join(_POLL)
-            if cancel is None or not cancel.is_set() or not thread.is_alive():
-                continue
+            if not thread.is_alive():
+                break
             now = time.monotonic()
+            if deadline is not None and now >= deadline and canceled_at is None:
+                self.timed_out = True
+            elif cancel is None or not cancel.is_set():
+                continue
             if canceled_at is None:
                 self.tracker.cancelling()
             if canceled_at is None or now - canceled_at >= _RECANCEL:
@@ -238,6 +246,8 @@ class _Job:
         if self.accumulator is not None:
             self.summaries.extend(self.accumulator.value)
         self.summaries.extend(result)
+        if self.timed_out:
+            return RunOutcome.FAILED, f"the run took longer than {timeout:g} s and was stopped"
         if canceled_at is not None:
             return RunOutcome.CANCELED, "the run was canceled"
         if failure:

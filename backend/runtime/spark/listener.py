@@ -73,7 +73,7 @@ class RunTracker:
             for slot in self._subtasks:
                 attempt, state = self._attempts.get(slot, (0, ExecutionState.CREATED))
                 if not state.is_terminal:
-                    self._emit(slot, attempt, ExecutionState.CANCELING, now)
+                    self._emit(slot, attempt, ExecutionState.CANCELING, now, source="driver")
 
     def wait_for_job_end(self, timeout: float) -> bool:
         """Wait until the listener has seen the end of the run's job."""

@@ -27,7 +27,10 @@ from runtime.spark.executor import run_on_spark
 from runtime.spark.session import Session, SparkSettings, get_session, stop_session
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-TEST_SETTINGS = SparkSettings(master="local[2,3]", app_name="streamgraph-runtime-tests")
+# Four task slots on any machine: two runs can hold tasks at the same time (Spark never
+# preempts a running task, so with as many slots as cores a long run can make a second
+# one wait for a free slot).
+TEST_SETTINGS = SparkSettings(master="local[4,3]", app_name="streamgraph-runtime-tests")
 
 
 @pytest.fixture(scope="session")

@@ -77,6 +77,6 @@ def test_the_running_session_is_on_loopback_with_this_interpreter(spark: Session
     assert conf.get("spark.pyspark.python") == sys.executable
     assert conf.get("spark.ui.enabled") == "false"
     assert conf.get("spark.scheduler.mode") == "FAIR"
-    assert spark.context.master == "local[2,3]"
+    assert spark.context.master == "local[4,3]"
     assert os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
     assert spark.startup_seconds > 0
