@@ -39,9 +39,9 @@ from django.utils import timezone
 from compiler.pipeline import compile_document
 from runs import control
 from runs.events import RunPublisher
-from runs.journal import append, run_fields, set_status
+from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
-from runs.services import document_for_run, monitor_state, run_monitor
+from runs.services import document_for_run
 from runtime.events import RunOutcome, RunResult, SubtaskEvent, run_channel
 from runtime.monitoring import NO_CHANGES, Changes, RunMonitor
 from runtime.plan import Fault, RunOptions, RunPlan, RunPlanError, build_run_plan

@@ -11,7 +11,8 @@ same way, inside a transaction that holds the run's row lock:
 transaction commits. Sequence numbers are handed out under the row lock, so they are
 gapless and in commit order, and an entry is readable before anyone is told of it: a
 client that sees a gap can read what it missed (`entries_between`). Readers rebuild the
-state at `Run.seq` from the checkpoint and the entries after it (`run_state`).
+state at `Run.seq` from the checkpoint and the entries after it (`run_state`); the events
+stored with the entries rebuild the run's monitor (`run_monitor`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from rest_framework.fields import DateTimeField
 from runs.events import RunUpdate, publish_to_run, run_update
 from runs.models import Run, RunEvent, RunStatus
 from runtime.events import SubtaskEvent
+from runtime.monitoring import MonitoredVertex, RunMonitor
 
 Publish = Callable[[str, RunUpdate], None]
 """Sends a run's entry to its clients, given the run's key."""
@@ -153,7 +155,7 @@ def run_state(run: Run) -> tuple[int, dict[str, Any], dict[str, Any]]:
     for entry_seq, changes in entries_between(run_id=run.pk, after=run.state_seq):
         merge(state, fields, changes)
         seq = entry_seq
-    return max(seq, run.state_seq), fields, state
+    return seq, fields, state
 
 
 def entries_between(
@@ -165,3 +167,17 @@ def entries_between(
         entries = entries.filter(seq__lte=until)
     rows = entries.order_by("seq").values_list("seq", "changes")
     return [(seq, changes) for seq, changes in rows]
+
+
+def monitor_state(monitor: RunMonitor) -> dict[str, Any]:
+    """A run's checkpoint: the monitor's vertices and subtasks (the status is the run's)."""
+    state = monitor.to_json()
+    return {"vertices": state["vertices"], "subtasks": state["subtasks"]}
+
+
+def run_monitor(run: Run) -> RunMonitor:
+    """The run's monitor rebuilt from its plan and every event its journal stored."""
+    monitor = RunMonitor(MonitoredVertex.from_json(v) for v in run.vertices)
+    for events in RunEvent.objects.filter(run=run).order_by("seq").values_list("events", flat=True):
+        monitor.apply(SubtaskEvent.from_json(e) for e in events)
+    return monitor

@@ -29,12 +29,12 @@ from compiler.pipeline import compile_document
 from config.errors import ApplicationError, Conflict, InvalidRequest
 from pipelines.models import Pipeline, PipelineVersion
 from runs import control
-from runs.journal import append, run_fields, set_status
-from runs.models import ON_A_WORKER, Run, RunEvent, RunStatus
+from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
+from runs.models import ON_A_WORKER, Run, RunStatus
 from runs.tasks import execute_run, run_queue
 from runtime.catalog import runnability
-from runtime.events import RunOutcome, SubtaskEvent
-from runtime.monitoring import MonitoredVertex, RunMonitor, monitored_vertices
+from runtime.events import RunOutcome
+from runtime.monitoring import RunMonitor, monitored_vertices
 
 Actor = AbstractBaseUser | AnonymousUser
 
@@ -169,7 +169,7 @@ def _parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:
     return {key: parameters[key] for key in sorted(parameters)}
 
 
-_FAULT_FIELDS: dict[str, type | tuple[type, ...]] = {
+_FAULT_FIELDS: dict[str, type] = {
     "subtask": int,
     "attempts": list,
     "message": str,
@@ -187,20 +187,6 @@ def _is_fault(fault: object) -> bool:
     if not all(isinstance(value, _FAULT_FIELDS[name]) for name, value in fault.items()):
         return False
     return all(isinstance(a, int) and a >= 0 for a in fault.get("attempts", [0]))
-
-
-def monitor_state(monitor: RunMonitor) -> dict[str, Any]:
-    """A run's checkpoint: the monitor's vertices and subtasks (the status is the run's)."""
-    state = monitor.to_json()
-    return {"vertices": state["vertices"], "subtasks": state["subtasks"]}
-
-
-def run_monitor(run: Run) -> RunMonitor:
-    """The run's monitor rebuilt from its plan and every event its journal stored."""
-    monitor = RunMonitor(MonitoredVertex.from_json(v) for v in run.vertices)
-    for events in RunEvent.objects.filter(run=run).order_by("seq").values_list("events", flat=True):
-        monitor.apply(SubtaskEvent.from_json(e) for e in events)
-    return monitor
 
 
 def run_cancel(*, run: Run, actor: Actor) -> Run:

@@ -28,9 +28,8 @@ from compiler.pipeline import compile_document
 from config.asgi import application
 from config.asgi_server import free_port, wait_until_listening
 from pipelines.models import Pipeline, PipelineVersion
-from runs.journal import merge
+from runs.journal import merge, monitor_state
 from runs.models import Run, RunStatus
-from runs.services import monitor_state
 from runtime.monitoring import RunMonitor, monitored_vertices
 from tests.backend.conftest import FAST_HASHERS
 from tests.backend.factories import make_version

@@ -20,9 +20,10 @@ from django.db import connections
 
 from runs import execution
 from runs.execution import Collector, run_execute
+from runs.journal import run_monitor
 from runs.models import Run, RunEvent, RunStatus
 from runs.selectors import run_detail
-from runs.services import run_cancel, run_mark_lost, run_monitor
+from runs.services import run_cancel, run_mark_lost
 from runtime.events import (
     ExecutionState,
     RunOutcome,

@@ -17,7 +17,7 @@ from config.errors import (
     PermissionDenied,
 )
 from runs import services
-from runs.journal import append, run_fields, set_status
+from runs.journal import append, run_fields, run_monitor, set_status
 from runs.models import JournalImmutable, Run, RunEvent, RunStatus
 from runs.selectors import run_detail
 from runs.services import RunRejected, run_cancel, run_mark_lost, run_start
@@ -310,7 +310,7 @@ def test_mark_lost_can_look_at_one_run(team: Team, cancels: list[str]) -> None:
 def _record_events(run: Run, events: list[SubtaskEvent]) -> int:
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
-        monitor = services.run_monitor(locked)
+        monitor = run_monitor(locked)
         body = monitor.changes_json(monitor.apply(events))
         return append(
             locked,
@@ -338,7 +338,7 @@ def test_entries_are_numbered_and_readers_see_checkpoint_plus_later_entries(team
     # The checkpoint is still the starting state; the entries bring it up to date.
     run.refresh_from_db()
     assert run.state_seq == 0
-    monitor = services.run_monitor(run)
+    monitor = run_monitor(run)
     expected = monitor.to_json()
     assert detail["subtasks"] == expected["subtasks"]
     assert detail["vertices"] == expected["vertices"]

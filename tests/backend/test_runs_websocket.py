@@ -15,10 +15,9 @@ from channels.db import database_sync_to_async
 from django.db import connections, transaction
 
 from runs.events import RunPublisher, Snapshot, publish_to_run_async, run_update
-from runs.journal import append, run_fields
+from runs.journal import append, run_fields, run_monitor
 from runs.models import Run, RunStatus
 from runs.selectors import run_detail
-from runs.services import run_monitor
 from runtime.events import ExecutionState, SubtaskEvent
 from tests.backend.factories import Team, make_team
 from tests.backend.runs_support import apply, connect, make_run, make_runnable_version, watch
