@@ -27,8 +27,6 @@ export function EditorViews({
   readonly pipelineId: number;
   readonly notify: Notify;
 }) {
-  const { selection } = useEditor();
-  const document = useDocumentStore((state) => state.document);
   const plan = useDocumentStore((state) => state.plan);
   const revision = useDocumentStore((state) => state.revision);
   const [view, setView] = useState<View>("canvas");
@@ -57,17 +55,12 @@ export function EditorViews({
       </nav>
       <div className="editor__view">
         <Canvas onNotice={notify} />
-        {view === "jobgraph" && plan !== null && document !== null && (
-          <div className="view-overlay">
-            <JobGraphView
-              plan={plan}
-              document={document}
-              onSelectNodes={(nodes) => {
-                selection.getState().reveal(nodes);
-                setView("canvas");
-              }}
-            />
-          </div>
+        {view === "jobgraph" && (
+          <JobGraphOverlay
+            onRevealed={() => {
+              setView("canvas");
+            }}
+          />
         )}
         {view === "execution" && (
           <div className="view-overlay">
@@ -77,5 +70,27 @@ export function EditorViews({
       </div>
       <ProblemsPanel />
     </main>
+  );
+}
+
+/** The JobGraph over the canvas; only while it is shown does it follow every edit. */
+function JobGraphOverlay({ onRevealed }: { readonly onRevealed: () => void }) {
+  const { selection } = useEditor();
+  const document = useDocumentStore((state) => state.document);
+  const plan = useDocumentStore((state) => state.plan);
+  if (plan === null || document === null) {
+    return null;
+  }
+  return (
+    <div className="view-overlay">
+      <JobGraphView
+        plan={plan}
+        document={document}
+        onSelectNodes={(nodes) => {
+          selection.getState().reveal(nodes);
+          onRevealed();
+        }}
+      />
+    </div>
   );
 }

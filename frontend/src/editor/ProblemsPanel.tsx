@@ -11,7 +11,10 @@ function plural(count: number, noun: string): string {
 export function ProblemsPanel() {
   const { selection } = useEditor();
   const plan = useDocumentStore((state) => state.plan);
-  const document = useDocumentStore((state) => state.document);
+  // Names are looked up only for problems to list: without any, edits do not render this.
+  const document = useDocumentStore((state) =>
+    (state.plan?.diagnostics.length ?? 0) > 0 ? state.document : null,
+  );
   const diagnostics = plan?.diagnostics ?? [];
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const keys = document === null ? [] : edgeKeys(document);

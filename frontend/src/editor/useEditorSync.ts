@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { useStore, type StoreApi } from "zustand";
 
 import { edgeKeyOf } from "../graph/canvas";
+import type { StreamGraphDocument } from "../graph/streamgraph";
 import { allEdgeIds } from "./commands";
 import type { Notify } from "./notices";
 import type { SelectionStore } from "./selection";
@@ -21,7 +22,6 @@ export function useEditorSync(
   notify: Notify,
 ): void {
   const rejection = useStore(session.document, (state) => state.lastRejection);
-  const document = useStore(session.document, (state) => state.document);
 
   useEffect(() => {
     if (rejection === null) {
@@ -59,17 +59,26 @@ export function useEditorSync(
     };
   }, [selection, session]);
 
+  // Not a subscription of the editor's render: every edit would render the whole editor.
   useEffect(() => {
-    if (document === null) {
-      return;
-    }
-    const { nodes, edges } = selection.getState();
-    const nodeIds = new Set(document.nodes.map((n) => n.id));
-    const edgeIds = new Set(allEdgeIds(document));
-    const keptNodes = [...nodes].filter((id) => nodeIds.has(id));
-    const keptEdges = [...edges].filter((id) => edgeIds.has(id));
-    if (keptNodes.length !== nodes.size || keptEdges.length !== edges.size) {
-      selection.getState().select(keptNodes, keptEdges);
-    }
-  }, [document, selection]);
+    const prune = (document: StreamGraphDocument | null): void => {
+      const { nodes, edges } = selection.getState();
+      if (document === null || (nodes.size === 0 && edges.size === 0)) {
+        return;
+      }
+      const nodeIds = new Set(document.nodes.map((n) => n.id));
+      const keptNodes = [...nodes].filter((id) => nodeIds.has(id));
+      const edgeIds = edges.size === 0 ? null : new Set(allEdgeIds(document));
+      const keptEdges = [...edges].filter((id) => edgeIds?.has(id) === true);
+      if (keptNodes.length !== nodes.size || keptEdges.length !== edges.size) {
+        selection.getState().select(keptNodes, keptEdges);
+      }
+    };
+    prune(session.document.getState().document);
+    return session.document.subscribe((state, previous) => {
+      if (state.document !== previous.document) {
+        prune(state.document);
+      }
+    });
+  }, [session, selection]);
 }
