@@ -1,68 +1,87 @@
 import {
   Background,
   Controls,
+  getViewportForBounds,
   MiniMap,
   ReactFlow,
   useReactFlow,
   type Connection,
   type EdgeChange,
+  type FitViewOptions,
   type NodeChange,
   type OnSelectionChangeParams,
+  type ProOptions,
+  type Viewport,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from "react";
 
 import type { CanvasPosition } from "../graph/canvas";
 import { canvasNodeId, nodeIdOf } from "../graph/canvas";
 import type { MoveNodeEdit } from "../graph/edits";
-import { CanvasModel, typeNumberOf, type FlowEdge, type FlowNode } from "./canvasModel";
+import { CanvasContext, useCanvasSources } from "./canvasContext";
+import { typeNumberOf, type Bounds, type FlowEdge, type FlowNode } from "./canvasModel";
 import { ChainNode } from "./ChainNode";
 import { newEdge, newOperator } from "./commands";
-import { useDocumentStore, useEditor, useSelection, useSessionState } from "./context";
+import { useDocumentStore, useEditor, useSelection } from "./context";
 import { OperatorNode } from "./OperatorNode";
 import { PALETTE_MIME } from "./Palette";
 import { PlanEdge } from "./PlanEdge";
 
 const NODE_TYPES = { operator: OperatorNode, chain: ChainNode };
 const EDGE_TYPES = { plan: PlanEdge };
-const NO_DRAG: ReadonlyMap<number, CanvasPosition> = new Map();
 const SNAP: [number, number] = [10, 10];
 /** Far enough out that a thousand operators fit on a laptop screen. */
 const MIN_ZOOM = 0.05;
+const MAX_ZOOM = 2;
+const FIT: FitViewOptions = { padding: 0.15, maxZoom: 1.1 };
+const MULTI_SELECTION_KEYS = ["Meta", "Control"];
+const PRO_OPTIONS: ProOptions = { hideAttribution: true };
+
+/** The viewport that shows all of `bounds` in a `width` x `height` canvas, as fitView would. */
+function fittedViewport(bounds: Bounds | null, width: number, height: number): Viewport {
+  if (bounds === null || width <= 0 || height <= 0) {
+    return { x: 0, y: 0, zoom: 1 };
+  }
+  return getViewportForBounds(bounds, width, height, MIN_ZOOM, FIT.maxZoom ?? 1, FIT.padding ?? 0);
+}
 
 /** The pipeline on the canvas: operators, chain boxes, edges; drag, connect, select, drop. */
-export function Canvas({ onNotice }: { readonly onNotice: (message: string) => void }) {
+export const Canvas = memo(function Canvas({
+  onNotice,
+}: {
+  readonly onNotice: (message: string) => void;
+}) {
   const { session, selection, catalog, canEdit } = useEditor();
-  const document = useDocumentStore((state) => state.document);
-  const plan = useDocumentStore((state) => state.plan);
-  const selectedNodes = useSelection((state) => state.nodes);
-  const selectedEdges = useSelection((state) => state.edges);
   const focus = useSelection((state) => state.focus);
-  const others = useSessionState((state) => state.others);
   const revision = useDocumentStore((state) => state.revision);
-  const [dragging, setDragging] = useState<ReadonlyMap<number, CanvasPosition>>(NO_DRAG);
-  // Keeps the elements built last time, so unchanged ones keep their identity.
-  const [model] = useState(() => new CanvasModel());
   const flow = useReactFlow<FlowNode, FlowEdge>();
   const specs = useMemo(
     () => new Map(catalog.operators.map((spec) => [spec.kind, spec])),
     [catalog],
   );
+  const canvas = useCanvasSources(session, selection, specs);
+  const { nodes, edges, bounds } = useSyncExternalStore(canvas.subscribe, canvas.getFrame);
 
-  const { nodes, edges } = useMemo(() => {
-    if (document === null) {
-      return { nodes: [], edges: [] };
+  // The pipeline opens fitted to the canvas: the viewport is computed before the
+  // first nodes are drawn, so they are drawn once, at their final size.
+  const container = useRef<HTMLDivElement>(null);
+  const [initialViewport, setInitialViewport] = useState<Viewport | null>(null);
+  useLayoutEffect(() => {
+    if (initialViewport === null && container.current !== null) {
+      const { width, height } = container.current.getBoundingClientRect();
+      setInitialViewport(fittedViewport(bounds, width, height));
     }
-    return model.build({
-      document,
-      plan,
-      specs,
-      selectedNodes,
-      selectedEdges,
-      others,
-      dragging,
-    });
-  }, [model, document, plan, specs, selectedNodes, selectedEdges, others, dragging]);
+  }, [initialViewport, bounds]);
 
   // Bring revealed elements into view (problems list, JobGraph view).
   const lastFocus = useRef(0);
@@ -118,14 +137,13 @@ export function Canvas({ onNotice }: { readonly onNotice: (message: string) => v
         }
       }
       if (moved !== null) {
-        const update = moved;
-        setDragging((current) => new Map([...current, ...update]));
+        canvas.drag(moved);
       }
       if (selected !== null) {
         selection.getState().select(selected, selection.getState().edges);
       }
     },
-    [selection],
+    [selection, canvas],
   );
 
   const onEdgesChange = useCallback(
@@ -165,9 +183,9 @@ export function Canvas({ onNotice }: { readonly onNotice: (message: string) => v
       if (moves.length > 0 && canEdit) {
         session.document.getState().applyEdits(moves);
       }
-      setDragging(NO_DRAG);
+      canvas.endDrag();
     },
-    [session, canEdit],
+    [session, canEdit, canvas],
   );
 
   const onConnect = useCallback(
@@ -227,6 +245,7 @@ export function Canvas({ onNotice }: { readonly onNotice: (message: string) => v
 
   return (
     <div
+      ref={container}
       className="canvas"
       data-testid="canvas"
       data-revision={revision}
@@ -236,34 +255,37 @@ export function Canvas({ onNotice }: { readonly onNotice: (message: string) => v
       }}
       onDrop={onDrop}
     >
-      <ReactFlow<FlowNode, FlowEdge>
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={NODE_TYPES}
-        edgeTypes={EDGE_TYPES}
-        onNodesChange={onNodesChange}
-        onEdgesChange={onEdgesChange}
-        onSelectionChange={onSelectionChange}
-        onNodeDragStop={onNodeDragStop}
-        onConnect={onConnect}
-        nodesDraggable={canEdit}
-        nodesConnectable={canEdit}
-        deleteKeyCode={null}
-        selectionKeyCode="Shift"
-        multiSelectionKeyCode={["Meta", "Control"]}
-        snapToGrid
-        snapGrid={SNAP}
-        minZoom={MIN_ZOOM}
-        maxZoom={2}
-        fitView
-        fitViewOptions={{ padding: 0.15, maxZoom: 1.1 }}
-        onlyRenderVisibleElements={nodes.length > 400}
-        proOptions={{ hideAttribution: true }}
-      >
-        <Background gap={20} size={1} />
-        <Controls showInteractive={false} />
-        <MiniMap pannable zoomable nodeStrokeWidth={2} />
-      </ReactFlow>
+      {initialViewport !== null && (
+        <CanvasContext.Provider value={canvas}>
+          <ReactFlow<FlowNode, FlowEdge>
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={NODE_TYPES}
+            edgeTypes={EDGE_TYPES}
+            onNodesChange={onNodesChange}
+            onEdgesChange={onEdgesChange}
+            onSelectionChange={onSelectionChange}
+            onNodeDragStop={onNodeDragStop}
+            onConnect={onConnect}
+            nodesDraggable={canEdit}
+            nodesConnectable={canEdit}
+            deleteKeyCode={null}
+            selectionKeyCode="Shift"
+            multiSelectionKeyCode={MULTI_SELECTION_KEYS}
+            snapToGrid
+            snapGrid={SNAP}
+            minZoom={MIN_ZOOM}
+            maxZoom={MAX_ZOOM}
+            defaultViewport={initialViewport}
+            onlyRenderVisibleElements={nodes.length > 400}
+            proOptions={PRO_OPTIONS}
+          >
+            <Background gap={20} size={1} />
+            <Controls showInteractive={false} />
+            <MiniMap pannable zoomable nodeStrokeWidth={2} />
+          </ReactFlow>
+        </CanvasContext.Provider>
+      )}
     </div>
   );
-}
+});

@@ -2,15 +2,20 @@ import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
 
 import { CopyId } from "../ui/CopyId";
+import { useChainView } from "./canvasContext";
 import type { ChainFlowNode } from "./canvasModel";
 
 /** The box around an operator chain: one JobVertex, named as Flink names it. */
-export const ChainNode = memo(function ChainNode({ data }: NodeProps<ChainFlowNode>) {
-  const { vertex } = data;
+export const ChainNode = memo(function ChainNode({ id }: NodeProps<ChainFlowNode>) {
+  const view = useChainView(id);
+  if (view === undefined) {
+    return null;
+  }
+  const { vertex } = view;
   return (
     <div
       className="chain-box"
-      style={{ width: data.width, height: data.height }}
+      style={{ width: view.width, height: view.height }}
       data-testid={`chain-${vertex.head}`}
     >
       <div className="chain-box__header">
@@ -21,7 +26,7 @@ export const ChainNode = memo(function ChainNode({ data }: NodeProps<ChainFlowNo
           p{vertex.parallelism}
           {vertex.slotSharingGroupName !== null && ` · ${vertex.slotSharingGroupName}`}
         </span>
-        <CopyId id={data.vertexId} label="JobVertexID" />
+        <CopyId id={view.vertexId} label="JobVertexID" />
       </div>
     </div>
   );

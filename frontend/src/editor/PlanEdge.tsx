@@ -1,15 +1,16 @@
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
 import { memo } from "react";
 
-import type { FlowEdge } from "./canvasModel";
+import { useEdgeView } from "./canvasContext";
+import type { EdgeView, FlowEdge } from "./canvasModel";
 import { useEditor } from "./context";
 
 /** The tooltip of an edge: whether it chains and, if not, every reason why. */
-export function edgeTitle(data: FlowEdge["data"]): string {
-  if (data === undefined) {
+export function edgeTitle(view: EdgeView | undefined): string {
+  if (view === undefined) {
     return "";
   }
-  const { edge, chained, reasons, diagnostics } = data;
+  const { edge, chained, reasons, diagnostics } = view;
   const head = `${edge.partitioner}${edge.sideOutputTag != null ? ` (side output ${edge.sideOutputTag})` : ""}`;
   const lines = [
     chained === null
@@ -25,10 +26,11 @@ export function edgeTitle(data: FlowEdge["data"]): string {
 
 /** A stream edge, green when chained, amber when not; the label names the partitioner. */
 export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
-  const { data, selected } = props;
+  const { selected } = props;
+  const view = useEdgeView(props.id);
   const [path, labelX, labelY] = getBezierPath(props);
-  const chained = data?.chained ?? null;
-  const hasError = (data?.diagnostics.length ?? 0) > 0;
+  const chained = view?.chained ?? null;
+  const hasError = (view?.diagnostics.length ?? 0) > 0;
   const state = hasError
     ? "error"
     : chained === null
@@ -36,8 +38,8 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
       : chained
         ? "chained"
         : "unchained";
-  const title = edgeTitle(data);
-  const presence = data?.presence[0]?.colour;
+  const title = edgeTitle(view);
+  const presence = view?.presence[0]?.colour;
   const { selection } = useEditor();
   return (
     <>
@@ -49,7 +51,7 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
         {...(props.markerEnd === undefined ? {} : { markerEnd: props.markerEnd })}
         style={presence === undefined ? undefined : { stroke: presence }}
       />
-      {chained !== true && data !== undefined && (
+      {chained !== true && view !== undefined && (
         <EdgeLabelRenderer>
           <div
             className={`edge-label edge-label--${state}${selected === true ? " is-selected" : ""}`}
@@ -63,8 +65,8 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
               selection.getState().select([], [props.id]);
             }}
           >
-            {data.edge.partitioner}
-            {data.edge.sideOutputTag != null && ` · ${data.edge.sideOutputTag}`}
+            {view.edge.partitioner}
+            {view.edge.sideOutputTag != null && ` · ${view.edge.sideOutputTag}`}
           </div>
         </EdgeLabelRenderer>
       )}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { applyEdit } from "../graph/edits";
+import { applyEdit, type Edit } from "../graph/edits";
 import type { LivePlan } from "../graph/liveplan";
 import type { StreamGraphDocument } from "../graph/streamgraph";
 import { editsDocument, planOf, presenceEntry } from "../test-support/builders";
@@ -8,13 +8,14 @@ import {
   CanvasModel,
   chainBox,
   diagnosticsByElement,
+  HANDLE_SIZE,
   NODE_HEIGHT,
   NODE_WIDTH,
+  OPERATOR_HANDLES,
   presenceMarks,
   targetHandleOf,
   typeNumberOf,
   type CanvasInputs,
-  type ChainFlowNode,
   type OperatorFlowNode,
 } from "./canvasModel";
 
@@ -38,30 +39,62 @@ function operators(nodes: readonly { type?: string }[]): OperatorFlowNode[] {
   return nodes.filter((node) => node.type === "operator") as OperatorFlowNode[];
 }
 
+function edited(document: StreamGraphDocument, edit: Edit): StreamGraphDocument {
+  return applyEdit(document, edit).document;
+}
+
+const setSinkParallelism: Edit = {
+  kind: "set_field",
+  element: "node",
+  nodeId: 3,
+  field: "parallelism",
+  value: 7,
+};
+
 describe("canvas model", () => {
   it("draws every operator, a box around the chain and every edge", () => {
     const document = editsDocument();
-    const { nodes, edges } = new CanvasModel().build(inputs(document));
-    expect(operators(nodes).map((node) => node.id)).toEqual(["1", "2", "3"]);
-    const chain = nodes.find((node): node is ChainFlowNode => node.type === "chain");
-    expect(chain?.data.vertex.nodes).toEqual([1, 2, 3]);
-    expect(nodes[0]).toBe(chain);
-    expect(edges.map((edge) => [edge.id, edge.data?.chained])).toEqual([
+    const frame = new CanvasModel().build(inputs(document));
+    expect(operators(frame.nodes).map((node) => node.id)).toEqual(["1", "2", "3"]);
+    const [chain] = frame.nodes;
+    expect(chain?.type).toBe("chain");
+    expect(frame.chains.get(chain?.id ?? "")?.vertex.nodes).toEqual([1, 2, 3]);
+    expect(frame.edges.map((edge) => [edge.id, frame.edgeViews.get(edge.id)?.chained])).toEqual([
       ["1-2-0-0", true],
       ["2-3-0-0", true],
     ]);
-    const map = operators(nodes)[1];
-    expect(map?.data.parallelism).toBe(2);
-    expect(map?.data.operatorId).toMatch(/^[0-9a-f]{32}$/);
-    expect(operators(nodes)[0]?.data.chainHead).toBe(true);
+    const map = frame.operators.get("2");
+    expect(map?.parallelism).toBe(2);
+    expect(map?.operatorId).toMatch(/^[0-9a-f]{32}$/);
+    expect(frame.operators.get("1")?.chainHead).toBe(true);
+    expect(frame.changed).toEqual(expect.arrayContaining(["1", "2", "3", "1-2-0-0", chain?.id]));
   });
 
-  it("hands back the same objects for what did not change", () => {
+  it("tells React Flow each node's size and handles, so nothing has to be measured", () => {
+    const frame = new CanvasModel().build(inputs(editsDocument()));
+    const [, map] = operators(frame.nodes);
+    expect(map?.measured).toEqual({ width: NODE_WIDTH, height: NODE_HEIGHT });
+    expect(map?.handles?.map((h) => [h.id, h.x, h.y])).toEqual([
+      ["in", -HANDLE_SIZE / 2, NODE_HEIGHT / 2 - HANDLE_SIZE / 2],
+      ["out", NODE_WIDTH - HANDLE_SIZE / 2, NODE_HEIGHT / 2 - HANDLE_SIZE / 2],
+    ]);
+    const chain = frame.nodes[0];
+    expect(chain?.handles).toEqual([]);
+    expect(chain?.measured).toEqual({ width: chain?.width, height: chain?.height });
+    expect(frame.bounds).toEqual({
+      x: chain?.position.x,
+      y: chain?.position.y,
+      width: chain?.width,
+      height: chain?.height,
+    });
+  });
+
+  it("hands back the same objects and arrays for what did not change", () => {
     const model = new CanvasModel();
     const document = editsDocument();
     const plan = planOf(document);
     const first = model.build(inputs(document, { plan }));
-    const { document: renamed } = applyEdit(document, {
+    const renamed = edited(document, {
       kind: "set_field",
       element: "node",
       nodeId: 2,
@@ -69,13 +102,16 @@ describe("canvas model", () => {
       value: "Parse",
     });
     const second = model.build(inputs(renamed, { plan }));
-    const [a1, a2, a3] = operators(first.nodes);
-    const [b1, b2, b3] = operators(second.nodes);
-    expect(b1).toBe(a1);
-    expect(b3).toBe(a3);
-    expect(b2).not.toBe(a2);
-    expect(b2?.data.node.name).toBe("Parse");
-    expect(second.edges[0]).toBe(first.edges[0]);
+    // Only the view of node 2 changed: React Flow's elements are untouched.
+    expect(second.nodes).toBe(first.nodes);
+    expect(second.edges).toBe(first.edges);
+    expect(second.changed).toEqual(["2"]);
+    expect(second.operators.get("1")).toBe(first.operators.get("1"));
+    expect(second.operators.get("2")?.node.name).toBe("Parse");
+    expect(second.edgeViews.get("1-2-0-0")).toBe(first.edgeViews.get("1-2-0-0"));
+
+    const again = model.build(inputs(renamed, { plan }));
+    expect(again.changed).toEqual([]);
   });
 
   it("shows a parallelism edit at once, before the plan has caught up", () => {
@@ -83,18 +119,62 @@ describe("canvas model", () => {
     const document = editsDocument();
     const plan = planOf(document);
     model.build(inputs(document, { plan }));
-    const { document: edited } = applyEdit(document, {
-      kind: "set_field",
-      element: "node",
-      nodeId: 3,
-      field: "parallelism",
-      value: 7,
-    });
-    const [, , sink] = operators(model.build(inputs(edited, { plan })).nodes);
-    expect(sink?.data.parallelism).toBe(7);
-    expect(sink?.data.parallelismIsDefault).toBe(false);
+    const frame = model.build(inputs(edited(document, setSinkParallelism), { plan }));
+    const sink = frame.operators.get("3");
+    expect(frame.changed).toEqual(["3"]);
+    expect(sink?.parallelism).toBe(7);
+    expect(sink?.parallelismIsDefault).toBe(false);
     // The plan-derived facts stay those of the last plan until the server answers.
-    expect(sink?.data.vertex).toBe(plan.nodes["3"]?.vertex);
+    expect(sink?.vertex).toBe(plan.nodes["3"]?.vertex);
+  });
+
+  it("compares diagnostics by what they say", () => {
+    const model = new CanvasModel();
+    const document = editsDocument();
+    const problem = () => ({
+      code: "x",
+      severity: "error" as const,
+      message: "bad",
+      node: 2,
+      edge: null,
+      field: "parallelism",
+    });
+    const plan: LivePlan = { ...planOf(document), diagnostics: [problem()] };
+    const first = model.build(inputs(document, { plan }));
+    const second = model.build(inputs(document, { plan: { ...plan, diagnostics: [problem()] } }));
+    expect(second.changed).toEqual([]);
+    expect(second.operators.get("2")).toBe(first.operators.get("2"));
+  });
+
+  it("changes the element, not the view, when a node is selected or moved", () => {
+    const model = new CanvasModel();
+    const document = editsDocument();
+    const plan = planOf(document);
+    const first = model.build(inputs(document, { plan }));
+    const selected = model.build(inputs(document, { plan, selectedNodes: new Set([1]) }));
+    expect(selected.nodes).not.toBe(first.nodes);
+    expect(operators(selected.nodes)[0]?.selected).toBe(true);
+    expect(operators(selected.nodes)[1]).toBe(operators(first.nodes)[1]);
+    expect(selected.changed).toEqual([]);
+
+    const dragged = model.build(
+      inputs(document, { plan, dragging: new Map([[3, { x: 900, y: 0 }]]) }),
+    );
+    expect(operators(dragged.nodes)[2]?.position).toEqual({ x: 900, y: 0 });
+    // The chain box grows with it.
+    expect(dragged.nodes[0]).not.toBe(first.nodes[0]);
+    expect(dragged.changed).toEqual([dragged.nodes[0]?.id]);
+  });
+
+  it("lists what is gone", () => {
+    const model = new CanvasModel();
+    const document = editsDocument();
+    model.build(inputs(document));
+    const removed = edited(document, { kind: "remove_node", nodeId: 3 });
+    const frame = model.build(inputs(removed, { plan: null }));
+    expect(operators(frame.nodes).map((node) => node.id)).toEqual(["1", "2"]);
+    expect(frame.changed).toEqual(expect.arrayContaining(["3", "2-3-0-0"]));
+    expect(frame.chains.size).toBe(0);
   });
 
   it("marks selection, dragging, diagnostics and other users' selections", () => {
@@ -110,21 +190,23 @@ describe("canvas model", () => {
       ...presenceEntry("c2", "grace"),
       selection: { nodes: [3], edges: [[1, 2, 0, 0]] },
     };
-    const { nodes, edges } = new CanvasModel().build(
+    const frame = new CanvasModel().build(
       inputs(document, {
         plan,
         selectedNodes: new Set([1]),
+        selectedEdges: new Set(["2-3-0-0"]),
         dragging: new Map([[1, { x: 500, y: 600 }]]),
         others: { c2: other },
       }),
     );
-    const [n1, n2, n3] = operators(nodes);
+    const [n1] = operators(frame.nodes);
     expect(n1?.selected).toBe(true);
     expect(n1?.position).toEqual({ x: 500, y: 600 });
-    expect(n2?.data.diagnostics.map((d) => d.message)).toEqual(["bad"]);
-    expect(n3?.data.presence.map((m) => m.username)).toEqual(["grace"]);
-    expect(edges[1]?.data?.diagnostics.map((d) => d.message)).toEqual(["odd"]);
-    expect(edges[0]?.data?.presence).toHaveLength(1);
+    expect(frame.edges[1]?.selected).toBe(true);
+    expect(frame.operators.get("2")?.diagnostics.map((d) => d.message)).toEqual(["bad"]);
+    expect(frame.operators.get("3")?.presence.map((m) => m.username)).toEqual(["grace"]);
+    expect(frame.edgeViews.get("2-3-0-0")?.diagnostics.map((d) => d.message)).toEqual(["odd"]);
+    expect(frame.edgeViews.get("1-2-0-0")?.presence).toHaveLength(1);
   });
 
   it("gives two-input operators two handles and sources none", () => {
@@ -150,13 +232,34 @@ describe("canvas model", () => {
       defaults: { name: "Source: Sequence", chainingStrategy: "ALWAYS", factory: "SOURCE" },
       params: [],
     } as const;
-    const { nodes, edges } = new CanvasModel().build(
+    const frame = new CanvasModel().build(
       inputs(document, { plan: null, specs: new Map([["source.sequence", source]]) }),
     );
-    expect(operators(nodes).map((node) => node.data.inputHandles)).toEqual([0, 0, 2]);
-    expect(edges.map((edge) => edge.targetHandle)).toEqual(["in1", "in2"]);
+    expect([...frame.operators.values()].map((view) => view.inputHandles)).toEqual([0, 0, 2]);
+    expect(operators(frame.nodes).map((node) => node.handles)).toEqual([
+      OPERATOR_HANDLES[0],
+      OPERATOR_HANDLES[0],
+      OPERATOR_HANDLES[2],
+    ]);
+    expect(frame.edges.map((edge) => edge.targetHandle)).toEqual(["in1", "in2"]);
     expect(typeNumberOf(targetHandleOf(2))).toBe(2);
     expect(typeNumberOf(null)).toBe(0);
+  });
+
+  it("places nodes without a stored position on the grid", () => {
+    const document: StreamGraphDocument = {
+      format: "streamgraph/v1",
+      nodes: [
+        { id: 1, name: "a" },
+        { id: 2, name: "b", ui: { x: 5, y: 6 } },
+      ],
+      edges: [{ source: 1, target: 2, partitioner: "FORWARD" }],
+    };
+    const frame = new CanvasModel().build(inputs(document, { plan: null }));
+    expect(operators(frame.nodes).map((node) => node.position)).toEqual([
+      { x: 40, y: 40 },
+      { x: 5, y: 6 },
+    ]);
   });
 });
 

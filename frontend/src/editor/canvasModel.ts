@@ -1,25 +1,51 @@
 /**
  * What the canvas draws, computed from the document, the live plan, the
- * selection and the other users' presence: React Flow nodes for operators and
- * for chain boxes, and edges coloured by whether they chain.
+ * selection and the other users' presence.
  *
- * A large pipeline is redrawn on every edit, so `CanvasModel` keeps the objects
- * it built last time and hands back the very same object for every element
- * whose inputs did not change: React Flow then re-renders only what changed.
+ * React Flow is given nodes and edges that carry geometry only: id, position,
+ * size, handles, selection. What an element shows (an operator's name,
+ * parallelism, OperatorID and problems, a chain's name, whether an edge
+ * chains, who else has it selected) is its *view*, which the element's
+ * component reads by id from the canvas store (`canvasStore.ts`).
+ *
+ * A large pipeline is rebuilt on every edit, so `CanvasModel` keeps what it
+ * built last time and hands back the very same object for every element whose
+ * inputs did not change, and the very same arrays when no element's geometry
+ * changed. An edit that changes what one operator shows (its parallelism, its
+ * name) then re-renders that operator alone: React Flow, whose every update
+ * costs time in proportion to the whole graph, is not involved.
+ *
+ * Operators are drawn at a fixed size with their handles at fixed places, and
+ * React Flow is told both (`width`, `height`, `measured`, `handles`): it draws
+ * the edges in the same pass as the nodes instead of measuring every node in
+ * the DOM first.
  */
 
-import type { Edge, Node } from "@xyflow/react";
+import type { Edge, Node, NodeHandle } from "@xyflow/react";
+import { Position } from "@xyflow/react";
 
 import type { OperatorSpec } from "../api/resources";
 import type { PresenceEntry } from "../api/messages";
-import { toCanvas, type CanvasPosition } from "../graph/canvas";
-import type { LivePlan, PlanVertex } from "../graph/liveplan";
+import {
+  canvasEdgeId,
+  canvasNodeId,
+  fallbackPositions,
+  GRID,
+  storedPosition,
+  type CanvasPosition,
+} from "../graph/canvas";
+import { edgeKeys } from "../graph/edits";
+import { planEdge, planNode, type LivePlan, type PlanVertex } from "../graph/liveplan";
 import type { Diagnostic, StreamEdge, StreamGraphDocument, StreamNode } from "../graph/streamgraph";
 import { colourOf, initialOf } from "../ui/avatar";
 
-/** Every operator is drawn at this size, so chain boxes can be computed without measuring. */
+/** Every operator is drawn at this size (`.op-node` in editor.css). */
 export const NODE_WIDTH = 172;
 export const NODE_HEIGHT = 62;
+/** Handles are squares of this side centred on the node's left and right borders. */
+export const HANDLE_SIZE = 6;
+/** Where each input handle's centre sits, as a fraction of the node's height. */
+export const INPUT_HANDLE_TOP = { in: 0.5, in1: 0.32, in2: 0.72 } as const;
 const CHAIN_PADDING = 10;
 const CHAIN_HEADER = 22;
 
@@ -30,7 +56,8 @@ export interface PresenceMark {
   readonly initial: string;
 }
 
-export interface OperatorNodeData {
+/** What an operator shows. */
+export interface OperatorView {
   readonly node: StreamNode;
   readonly spec: OperatorSpec | null;
   /**
@@ -39,6 +66,7 @@ export interface OperatorNodeData {
    */
   readonly parallelism: number;
   readonly parallelismIsDefault: boolean;
+  /** From the plan (null without one): they follow when the server has compiled an edit. */
   readonly operatorId: string | null;
   readonly vertex: string | null;
   /** True for the first operator of a chain of two or more. */
@@ -47,31 +75,61 @@ export interface OperatorNodeData {
   readonly inputHandles: 0 | 1 | 2;
   readonly diagnostics: readonly Diagnostic[];
   readonly presence: readonly PresenceMark[];
-  readonly [key: string]: unknown;
 }
 
-export interface ChainNodeData {
+/** What the box around an operator chain shows. */
+export interface ChainView {
   readonly vertexId: string;
   readonly vertex: PlanVertex;
   readonly width: number;
   readonly height: number;
-  readonly [key: string]: unknown;
 }
 
-export interface PlanEdgeData {
+/** What a stream edge shows. */
+export interface EdgeView {
   readonly edge: StreamEdge;
+  /** Position in the document's edge list (how the plan and diagnostics name edges). */
   readonly index: number;
   readonly chained: boolean | null;
   readonly reasons: readonly string[];
   readonly diagnostics: readonly Diagnostic[];
   readonly presence: readonly PresenceMark[];
-  readonly [key: string]: unknown;
 }
 
-export type OperatorFlowNode = Node<OperatorNodeData, "operator">;
-export type ChainFlowNode = Node<ChainNodeData, "chain">;
+/** React Flow's `data` of every element: empty, as what an element shows is its view. */
+export type NoData = Record<string, never>;
+
+export type OperatorFlowNode = Node<NoData, "operator">;
+export type ChainFlowNode = Node<NoData, "chain">;
 export type FlowNode = OperatorFlowNode | ChainFlowNode;
-export type FlowEdge = Edge<PlanEdgeData, "plan">;
+export type FlowEdge = Edge<NoData, "plan">;
+
+export interface Bounds {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** One build: React Flow's elements and the views of what they show. */
+export interface CanvasFrame {
+  /** Chain boxes first, so operators are drawn over them; never modified once handed out. */
+  readonly nodes: FlowNode[];
+  readonly edges: FlowEdge[];
+  /** By canvas node id. */
+  readonly operators: ReadonlyMap<string, OperatorView>;
+  /** By chain node id (`chain:<JobVertexID>`). */
+  readonly chains: ReadonlyMap<string, ChainView>;
+  /** By canvas edge id. */
+  readonly edgeViews: ReadonlyMap<string, EdgeView>;
+  /**
+   * The ids whose view is new, changed or gone since the frame before. Node ids
+   * (digits), chain ids (`chain:`) and edge ids (with dashes) never look alike.
+   */
+  readonly changed: readonly string[];
+  /** The box around every node drawn; null when there is none. */
+  readonly bounds: Bounds | null;
+}
 
 export interface CanvasInputs {
   readonly document: StreamGraphDocument;
@@ -164,209 +222,6 @@ export function chainBox(
   };
 }
 
-const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
-const NO_MARKS: readonly PresenceMark[] = [];
-
-function sameArray<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a === b || (a.length === b.length && a.every((item, i) => item === b[i]));
-}
-
-function sameMarks(a: readonly PresenceMark[], b: readonly PresenceMark[]): boolean {
-  return (
-    a === b || (a.length === b.length && a.every((mark, i) => mark.clientId === b[i]?.clientId))
-  );
-}
-
-function sameOperatorData(a: OperatorNodeData, b: OperatorNodeData): boolean {
-  return (
-    a.node === b.node &&
-    a.spec === b.spec &&
-    a.parallelism === b.parallelism &&
-    a.parallelismIsDefault === b.parallelismIsDefault &&
-    a.operatorId === b.operatorId &&
-    a.vertex === b.vertex &&
-    a.chainHead === b.chainHead &&
-    a.inputHandles === b.inputHandles &&
-    sameArray(a.diagnostics, b.diagnostics) &&
-    sameMarks(a.presence, b.presence)
-  );
-}
-
-function sameEdgeData(a: PlanEdgeData, b: PlanEdgeData): boolean {
-  return (
-    a.edge === b.edge &&
-    a.index === b.index &&
-    a.chained === b.chained &&
-    sameArray(a.reasons, b.reasons) &&
-    sameArray(a.diagnostics, b.diagnostics) &&
-    sameMarks(a.presence, b.presence)
-  );
-}
-
-function unchanged(
-  previous: { readonly selected?: boolean; readonly position: CanvasPosition },
-  selected: boolean,
-  position: CanvasPosition,
-): boolean {
-  return (
-    (previous.selected ?? false) === selected &&
-    previous.position.x === position.x &&
-    previous.position.y === position.y
-  );
-}
-
-/** Builds the canvas elements, reusing the previous objects of unchanged elements. */
-export class CanvasModel {
-  private operators = new Map<string, OperatorFlowNode>();
-  private chains = new Map<string, ChainFlowNode>();
-  private edges = new Map<string, FlowEdge>();
-
-  build(inputs: CanvasInputs): { nodes: FlowNode[]; edges: FlowEdge[] } {
-    const { document, plan } = inputs;
-    const canvas = toCanvas(document, plan);
-    const diagnostics = diagnosticsByElement(plan?.diagnostics ?? []);
-    const presence = presenceMarks(inputs.others);
-    const positions = new Map<number, CanvasPosition>();
-    const heads = new Set<number>();
-    if (plan !== null) {
-      for (const vertex of Object.values(plan.vertices)) {
-        if (vertex.nodes.length > 1) {
-          heads.add(vertex.head);
-        }
-      }
-    }
-
-    const inputTypes = new Map<number, number>();
-    for (const item of canvas.edges) {
-      const typeNumber = item.data.edge.typeNumber ?? 0;
-      inputTypes.set(
-        item.data.edge.target,
-        Math.max(inputTypes.get(item.data.edge.target) ?? 0, typeNumber + 1),
-      );
-    }
-
-    const operators = new Map<string, OperatorFlowNode>();
-    const nodes: FlowNode[] = [];
-    for (const item of canvas.nodes) {
-      const node = item.data.node;
-      const position = inputs.dragging.get(node.id) ?? item.position;
-      positions.set(node.id, position);
-      const vertex = item.data.vertex;
-      const spec = inputs.specs.get(node.operator ?? "") ?? null;
-      const data: OperatorNodeData = {
-        node,
-        spec,
-        parallelism: effectiveParallelism(document, node),
-        parallelismIsDefault: (node.parallelism ?? -1) <= 0,
-        operatorId: item.data.operatorId,
-        vertex,
-        chainHead: heads.has(node.id),
-        inputHandles: inputHandles(spec, inputTypes.get(node.id)),
-        diagnostics: diagnostics.nodes.get(node.id) ?? NO_DIAGNOSTICS,
-        presence: presence.nodes.get(node.id) ?? NO_MARKS,
-      };
-      const selected = inputs.selectedNodes.has(node.id);
-      const previous = this.operators.get(item.id);
-      const reused =
-        previous !== undefined &&
-        unchanged(previous, selected, position) &&
-        sameOperatorData(previous.data, data);
-      const flowNode: OperatorFlowNode = reused
-        ? previous
-        : {
-            id: item.id,
-            type: "operator",
-            position,
-            data,
-            selected,
-            width: NODE_WIDTH,
-            height: NODE_HEIGHT,
-            zIndex: 1,
-          };
-      operators.set(item.id, flowNode);
-      nodes.push(flowNode);
-    }
-    this.operators = operators;
-
-    const chains = new Map<string, ChainFlowNode>();
-    if (plan !== null) {
-      for (const [vertexId, vertex] of Object.entries(plan.vertices)) {
-        if (vertex.nodes.length < 2) {
-          continue;
-        }
-        const box = chainBox(vertex, positions);
-        if (box === null) {
-          continue;
-        }
-        const id = `chain:${vertexId}`;
-        const previous = this.chains.get(id);
-        const reused =
-          previous !== undefined &&
-          unchanged(previous, false, box) &&
-          previous.data.vertex === vertex &&
-          previous.data.width === box.width &&
-          previous.data.height === box.height;
-        const chain: ChainFlowNode = reused
-          ? previous
-          : {
-              id,
-              type: "chain",
-              position: { x: box.x, y: box.y },
-              data: { vertexId, vertex, width: box.width, height: box.height },
-              width: box.width,
-              height: box.height,
-              selectable: false,
-              draggable: false,
-              connectable: false,
-              focusable: false,
-              zIndex: 0,
-            };
-        chains.set(id, chain);
-        // Chain boxes go first so operators are drawn over them.
-        nodes.unshift(chain);
-      }
-    }
-    this.chains = chains;
-
-    const edges = new Map<string, FlowEdge>();
-    const flowEdges: FlowEdge[] = [];
-    for (const item of canvas.edges) {
-      const data: PlanEdgeData = {
-        edge: item.data.edge,
-        index: item.data.index,
-        chained: item.data.chained,
-        reasons: item.data.reasons,
-        diagnostics: diagnostics.edges.get(item.data.index) ?? NO_DIAGNOSTICS,
-        presence: presence.edges.get(item.id) ?? NO_MARKS,
-      };
-      const selected = inputs.selectedEdges.has(item.id);
-      const targetHandle = targetHandleOf(item.data.edge.typeNumber ?? 0);
-      const previous = this.edges.get(item.id);
-      const reused =
-        previous?.data !== undefined &&
-        previous.selected === selected &&
-        previous.targetHandle === targetHandle &&
-        sameEdgeData(previous.data, data);
-      const flowEdge: FlowEdge = reused
-        ? previous
-        : {
-            id: item.id,
-            type: "plan",
-            source: item.source,
-            target: item.target,
-            targetHandle,
-            data,
-            selected,
-            zIndex: 2,
-          };
-      edges.set(item.id, flowEdge);
-      flowEdges.push(flowEdge);
-    }
-    this.edges = edges;
-    return { nodes, edges: flowEdges };
-  }
-}
-
 /** The target handle of an edge: two-input operators have one handle per input. */
 export function targetHandleOf(typeNumber: number): string {
   return typeNumber === 1 ? "in1" : typeNumber === 2 ? "in2" : "in";
@@ -375,6 +230,40 @@ export function targetHandleOf(typeNumber: number): string {
 export function typeNumberOf(targetHandle: string | null | undefined): number {
   return targetHandle === "in1" ? 1 : targetHandle === "in2" ? 2 : 0;
 }
+
+function handle(
+  id: string,
+  type: "source" | "target",
+  position: Position,
+  top: number,
+): NodeHandle {
+  const x = position === Position.Right ? NODE_WIDTH : 0;
+  return {
+    id,
+    type,
+    position,
+    x: x - HANDLE_SIZE / 2,
+    y: top * NODE_HEIGHT - HANDLE_SIZE / 2,
+    width: HANDLE_SIZE,
+    height: HANDLE_SIZE,
+  };
+}
+
+const OUTPUT = handle("out", "source", Position.Right, 0.5);
+
+/**
+ * Where an operator's handles are, relative to its top left corner, as
+ * `OperatorNode` draws them: by the number of input handles.
+ */
+export const OPERATOR_HANDLES: Readonly<Record<0 | 1 | 2, NodeHandle[]>> = {
+  0: [OUTPUT],
+  1: [handle("in", "target", Position.Left, INPUT_HANDLE_TOP.in), OUTPUT],
+  2: [
+    handle("in1", "target", Position.Left, INPUT_HANDLE_TOP.in1),
+    handle("in2", "target", Position.Left, INPUT_HANDLE_TOP.in2),
+    OUTPUT,
+  ],
+};
 
 /**
  * `seen` is 1 + the highest typeNumber among the node's inputs (undefined
@@ -388,4 +277,438 @@ function inputHandles(spec: OperatorSpec | null, seen: number | undefined): 0 | 
     return 0;
   }
   return 1;
+}
+
+const NO_DATA: NoData = Object.freeze({});
+const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
+const NO_MARKS: readonly PresenceMark[] = [];
+const NO_REASONS: readonly string[] = [];
+const NO_EDGES: readonly StreamEdge[] = [];
+const NO_HANDLES: NodeHandle[] = [];
+const ORIGIN: CanvasPosition = { x: GRID.left, y: GRID.top };
+
+function sameDiagnostic(a: Diagnostic, b: Diagnostic | undefined): boolean {
+  return (
+    a === b ||
+    (a.code === b?.code &&
+      a.severity === b.severity &&
+      a.message === b.message &&
+      a.node === b.node &&
+      a.edge === b.edge &&
+      a.field === b.field)
+  );
+}
+
+/** Diagnostics by value: a plan delta carries new objects for the same problems. */
+function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): boolean {
+  return a === b || (a.length === b.length && a.every((item, i) => sameDiagnostic(item, b[i])));
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((item, i) => item === b[i]));
+}
+
+function sameMarks(a: readonly PresenceMark[], b: readonly PresenceMark[]): boolean {
+  return (
+    a === b || (a.length === b.length && a.every((mark, i) => mark.clientId === b[i]?.clientId))
+  );
+}
+
+function samePosition(a: CanvasPosition, b: CanvasPosition): boolean {
+  return a === b || (a.x === b.x && a.y === b.y);
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+/** The elements of `next`, or `previous` itself when they are the very same ones. */
+function sameOr<T>(previous: T[], next: T[]): T[] {
+  return sameItems(previous, next) ? previous : next;
+}
+
+/** Adds to `changed` the ids of `previous` that `next` no longer has. */
+function gone(
+  previous: ReadonlyMap<string, unknown>,
+  next: ReadonlyMap<string, unknown>,
+  changed: string[],
+): void {
+  if (previous === next) {
+    return;
+  }
+  let kept = 0;
+  for (const id of next.keys()) {
+    if (previous.has(id)) {
+      kept += 1;
+    }
+  }
+  if (kept === previous.size) {
+    return;
+  }
+  for (const id of previous.keys()) {
+    if (!next.has(id)) {
+      changed.push(id);
+    }
+  }
+}
+
+function samePositions(
+  a: ReadonlyMap<number, CanvasPosition>,
+  b: ReadonlyMap<number, CanvasPosition>,
+): boolean {
+  if (a.size !== b.size) {
+    return false;
+  }
+  for (const [id, position] of a) {
+    const other = b.get(id);
+    if (other === undefined || !samePosition(position, other)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function boundsOf(nodes: readonly FlowNode[]): Bounds | null {
+  if (nodes.length === 0) {
+    return null;
+  }
+  let left = Infinity;
+  let top = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  for (const node of nodes) {
+    left = Math.min(left, node.position.x);
+    top = Math.min(top, node.position.y);
+    right = Math.max(right, node.position.x + (node.width ?? 0));
+    bottom = Math.max(bottom, node.position.y + (node.height ?? 0));
+  }
+  return { x: left, y: top, width: right - left, height: bottom - top };
+}
+
+/** Remembers the last result of `compute` for the last argument, by identity. */
+function lastOf<A, R>(compute: (argument: A) => R): (argument: A) => R {
+  let last: { argument: A; result: R } | null = null;
+  return (argument) => {
+    if (last === null || last.argument !== argument) {
+      last = { argument, result: compute(argument) };
+    }
+    return last.result;
+  };
+}
+
+const EMPTY_FRAME: CanvasFrame = {
+  nodes: [],
+  edges: [],
+  operators: new Map(),
+  chains: new Map(),
+  edgeViews: new Map(),
+  changed: [],
+  bounds: null,
+};
+
+/** Builds the canvas frame by frame, reusing the objects of unchanged elements. */
+export class CanvasModel {
+  private frame: CanvasFrame = EMPTY_FRAME;
+  private operatorNodes = new Map<string, OperatorFlowNode>();
+  private chainNodes: ChainFlowNode[] = [];
+  private lastChains: {
+    readonly vertices: LivePlan["vertices"] | null;
+    readonly positions: ReadonlyMap<number, CanvasPosition>;
+  } | null = null;
+  private lastEdges: {
+    readonly inputs: readonly unknown[];
+    readonly edges: FlowEdge[];
+    readonly views: ReadonlyMap<string, EdgeView>;
+  } | null = null;
+
+  private readonly stored = new WeakMap<StreamNode, CanvasPosition | null>();
+  private readonly diagnosticsOf = lastOf((list: readonly Diagnostic[]) =>
+    diagnosticsByElement(list),
+  );
+  private readonly presenceOf = lastOf((others: Readonly<Record<string, PresenceEntry>>) =>
+    presenceMarks(others),
+  );
+  private readonly keysOf = lastOf((edges: readonly StreamEdge[]) =>
+    edgeKeys({ format: "streamgraph/v1", nodes: [], edges }),
+  );
+  /** 1 + the highest typeNumber of each node's inputs. */
+  private readonly inputTypesOf = lastOf((edges: readonly StreamEdge[]) => {
+    const types = new Map<number, number>();
+    for (const edge of edges) {
+      const typeNumber = edge.typeNumber ?? 0;
+      types.set(edge.target, Math.max(types.get(edge.target) ?? 0, typeNumber + 1));
+    }
+    return types;
+  });
+  private readonly headsOf = lastOf((vertices: LivePlan["vertices"] | null) => {
+    const heads = new Set<number>();
+    for (const vertex of Object.values(vertices ?? {})) {
+      if (vertex.nodes.length > 1) {
+        heads.add(vertex.head);
+      }
+    }
+    return heads;
+  });
+  private readonly fallbackOf = lastOf((document: StreamGraphDocument) =>
+    fallbackPositions(document),
+  );
+
+  build(inputs: CanvasInputs): CanvasFrame {
+    const previous = this.frame;
+    const changed: string[] = [];
+    const { operators, operatorNodes, positions } = this.buildOperators(inputs, previous, changed);
+    const { chains, chainNodes } = this.buildChains(inputs.plan, positions, previous, changed);
+    const { edgeViews, edges } = this.buildEdges(inputs, previous, changed);
+    gone(previous.operators, operators, changed);
+    gone(previous.chains, chains, changed);
+    gone(previous.edgeViews, edgeViews, changed);
+    const nodes = sameOr(previous.nodes, [...chainNodes, ...operatorNodes]);
+    this.frame = {
+      nodes,
+      edges,
+      operators,
+      chains,
+      edgeViews,
+      changed,
+      bounds: nodes === previous.nodes ? previous.bounds : boundsOf(nodes),
+    };
+    return this.frame;
+  }
+
+  private positionOf(node: StreamNode): CanvasPosition | null {
+    let position = this.stored.get(node);
+    if (position === undefined) {
+      position = storedPosition(node);
+      this.stored.set(node, position);
+    }
+    return position;
+  }
+
+  private buildOperators(
+    inputs: CanvasInputs,
+    previous: CanvasFrame,
+    changed: string[],
+  ): {
+    operators: Map<string, OperatorView>;
+    operatorNodes: OperatorFlowNode[];
+    positions: Map<number, CanvasPosition>;
+  } {
+    const { document, plan } = inputs;
+    const diagnostics = this.diagnosticsOf(plan?.diagnostics ?? NO_DIAGNOSTICS);
+    const presence = this.presenceOf(inputs.others);
+    const inputTypes = this.inputTypesOf(document.edges ?? NO_EDGES);
+    const heads = this.headsOf(plan?.vertices ?? null);
+    const unplaced = document.nodes.some((node) => this.positionOf(node) === null);
+    const fallback = unplaced ? this.fallbackOf(document) : null;
+
+    const operators = new Map<string, OperatorView>();
+    const flowNodes = new Map<string, OperatorFlowNode>();
+    const operatorNodes: OperatorFlowNode[] = [];
+    const positions = new Map<number, CanvasPosition>();
+    for (const node of document.nodes) {
+      const id = canvasNodeId(node.id);
+      const position =
+        inputs.dragging.get(node.id) ?? this.positionOf(node) ?? fallback?.get(node.id) ?? ORIGIN;
+      positions.set(node.id, position);
+      const facts = plan === null ? undefined : planNode(plan, node.id);
+      const spec = inputs.specs.get(node.operator ?? "") ?? null;
+      const handles = inputHandles(spec, inputTypes.get(node.id));
+      const before = previous.operators.get(id);
+      const view: OperatorView = {
+        node,
+        spec,
+        parallelism: effectiveParallelism(document, node),
+        parallelismIsDefault: (node.parallelism ?? -1) <= 0,
+        operatorId: facts?.operatorId ?? null,
+        vertex: facts?.vertex ?? null,
+        chainHead: heads.has(node.id),
+        inputHandles: handles,
+        diagnostics: diagnostics.nodes.get(node.id) ?? NO_DIAGNOSTICS,
+        presence: presence.nodes.get(node.id) ?? NO_MARKS,
+      };
+      if (before !== undefined && sameOperatorView(before, view)) {
+        operators.set(id, before);
+      } else {
+        operators.set(id, view);
+        changed.push(id);
+      }
+
+      const selected = inputs.selectedNodes.has(node.id);
+      const last = this.operatorNodes.get(id);
+      const flowNode: OperatorFlowNode =
+        last?.selected === selected &&
+        last.handles === OPERATOR_HANDLES[handles] &&
+        samePosition(last.position, position)
+          ? last
+          : {
+              id,
+              type: "operator",
+              position,
+              data: NO_DATA,
+              selected,
+              width: NODE_WIDTH,
+              height: NODE_HEIGHT,
+              measured: { width: NODE_WIDTH, height: NODE_HEIGHT },
+              handles: OPERATOR_HANDLES[handles],
+              zIndex: 1,
+            };
+      flowNodes.set(id, flowNode);
+      operatorNodes.push(flowNode);
+    }
+    this.operatorNodes = flowNodes;
+    return { operators, operatorNodes, positions };
+  }
+
+  private buildChains(
+    plan: LivePlan | null,
+    positions: ReadonlyMap<number, CanvasPosition>,
+    previous: CanvasFrame,
+    changed: string[],
+  ): { chains: ReadonlyMap<string, ChainView>; chainNodes: ChainFlowNode[] } {
+    const vertices = plan?.vertices ?? null;
+    const last = this.lastChains;
+    if (last !== null && last.vertices === vertices && samePositions(last.positions, positions)) {
+      return { chains: previous.chains, chainNodes: this.chainNodes };
+    }
+    this.lastChains = { vertices, positions };
+
+    const chains = new Map<string, ChainView>();
+    const byId = new Map(this.chainNodes.map((node) => [node.id, node]));
+    const chainNodes: ChainFlowNode[] = [];
+    for (const [vertexId, vertex] of Object.entries(vertices ?? {})) {
+      if (vertex.nodes.length < 2) {
+        continue;
+      }
+      const box = chainBox(vertex, positions);
+      if (box === null) {
+        continue;
+      }
+      const id = `chain:${vertexId}`;
+      const before = previous.chains.get(id);
+      const view: ChainView =
+        before?.vertex === vertex && before.width === box.width && before.height === box.height
+          ? before
+          : { vertexId, vertex, width: box.width, height: box.height };
+      if (view !== before) {
+        changed.push(id);
+      }
+      chains.set(id, view);
+      const lastNode = byId.get(id);
+      chainNodes.push(
+        lastNode?.position.x === box.x &&
+          lastNode.position.y === box.y &&
+          lastNode.width === box.width &&
+          lastNode.height === box.height
+          ? lastNode
+          : {
+              id,
+              type: "chain",
+              position: { x: box.x, y: box.y },
+              data: NO_DATA,
+              width: box.width,
+              height: box.height,
+              measured: { width: box.width, height: box.height },
+              handles: NO_HANDLES,
+              selectable: false,
+              draggable: false,
+              connectable: false,
+              focusable: false,
+              zIndex: 0,
+            },
+      );
+    }
+    this.chainNodes = chainNodes;
+    return { chains, chainNodes };
+  }
+
+  private buildEdges(
+    inputs: CanvasInputs,
+    previous: CanvasFrame,
+    changed: string[],
+  ): { edgeViews: ReadonlyMap<string, EdgeView>; edges: FlowEdge[] } {
+    const { document, plan } = inputs;
+    const streamEdges = document.edges ?? NO_EDGES;
+    const diagnostics = this.diagnosticsOf(plan?.diagnostics ?? NO_DIAGNOSTICS);
+    const presence = this.presenceOf(inputs.others);
+    // Everything an edge's element or view is made of.
+    const sources = [streamEdges, plan?.edges, diagnostics, presence, inputs.selectedEdges];
+    const last = this.lastEdges;
+    if (last !== null && sameItems(last.inputs, sources)) {
+      return { edgeViews: last.views, edges: last.edges };
+    }
+
+    const keys = this.keysOf(streamEdges);
+    const views = new Map<string, EdgeView>();
+    const byId = new Map(previous.edges.map((edge) => [edge.id, edge]));
+    const edges: FlowEdge[] = [];
+    streamEdges.forEach((edge, index) => {
+      const key = keys[index] ?? [edge.source, edge.target, 0, 0];
+      const id = canvasEdgeId(key);
+      const facts = plan === null ? undefined : planEdge(plan, index);
+      const before = previous.edgeViews.get(id);
+      const view: EdgeView = {
+        edge,
+        index,
+        chained: facts?.chained ?? null,
+        reasons: facts?.reasons ?? NO_REASONS,
+        diagnostics: diagnostics.edges.get(index) ?? NO_DIAGNOSTICS,
+        presence: presence.edges.get(id) ?? NO_MARKS,
+      };
+      if (before !== undefined && sameEdgeView(before, view)) {
+        views.set(id, before);
+      } else {
+        views.set(id, view);
+        changed.push(id);
+      }
+      const selected = inputs.selectedEdges.has(id);
+      const targetHandle = targetHandleOf(edge.typeNumber ?? 0);
+      const lastEdge = byId.get(id);
+      edges.push(
+        lastEdge?.selected === selected &&
+          lastEdge.targetHandle === targetHandle &&
+          lastEdge.source === canvasNodeId(edge.source) &&
+          lastEdge.target === canvasNodeId(edge.target)
+          ? lastEdge
+          : {
+              id,
+              type: "plan",
+              source: canvasNodeId(edge.source),
+              target: canvasNodeId(edge.target),
+              targetHandle,
+              data: NO_DATA,
+              selected,
+              zIndex: 2,
+            },
+      );
+    });
+    const result = { edgeViews: views, edges: sameOr(previous.edges, edges) };
+    this.lastEdges = { inputs: sources, edges: result.edges, views };
+    return result;
+  }
+}
+
+function sameOperatorView(a: OperatorView, b: OperatorView): boolean {
+  return (
+    a.node === b.node &&
+    a.spec === b.spec &&
+    a.parallelism === b.parallelism &&
+    a.parallelismIsDefault === b.parallelismIsDefault &&
+    a.operatorId === b.operatorId &&
+    a.vertex === b.vertex &&
+    a.chainHead === b.chainHead &&
+    a.inputHandles === b.inputHandles &&
+    sameDiagnostics(a.diagnostics, b.diagnostics) &&
+    sameMarks(a.presence, b.presence)
+  );
+}
+
+function sameEdgeView(a: EdgeView, b: EdgeView): boolean {
+  return (
+    a.edge === b.edge &&
+    a.index === b.index &&
+    a.chained === b.chained &&
+    sameStrings(a.reasons, b.reasons) &&
+    sameDiagnostics(a.diagnostics, b.diagnostics) &&
+    sameMarks(a.presence, b.presence)
+  );
 }

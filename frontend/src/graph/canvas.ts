@@ -151,7 +151,7 @@ function layers(document: StreamGraphDocument): Map<number, number> {
 }
 
 /** Grid positions for the nodes that have no stored position. */
-function fallbackPositions(document: StreamGraphDocument): Map<number, CanvasPosition> {
+export function fallbackPositions(document: StreamGraphDocument): Map<number, CanvasPosition> {
   const positions = new Map<number, CanvasPosition>();
   const unplaced = document.nodes.filter((node) => storedPosition(node) === null);
   if (unplaced.length === 0) {
