@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+
+import {
+  encodeRunRequest,
+  parseRunMessage,
+  readRunDetail,
+  type RunServerMessage,
+} from "./runMessages";
+
+// What `runs.events.encode` produces (the example run of docs/RUNTIME.md).
+const VERTEX =
+  '{"id":"0a448493b4782967b150582570326227","name":"Map","parallelism":2,"maxParallelism":128,' +
+  '"status":"FINISHED","statusCounts":{"CREATED":0,"SCHEDULED":0,"DEPLOYING":0,"INITIALIZING":0,' +
+  '"RUNNING":0,"FINISHED":2,"CANCELING":0,"CANCELED":0,"FAILED":0},"recordsIn":100,' +
+  '"recordsOut":100,"startTime":1795457608.2533333,"endTime":1795457608.2547903}';
+const SUBTASK =
+  '{"attempt":1,"state":"FINISHED","recordsIn":50,"recordsOut":50,"startTime":1795457608.2533333,' +
+  '"endTime":1795457608.253763,"error":null,"vertex":"0a448493b4782967b150582570326227",' +
+  '"subtask":0,"name":"Map (1/2)","keyGroups":[0,63],"attempts":[{"attempt":0,"state":"FAILED",' +
+  '"recordsIn":4,"recordsOut":3,"startTime":1795457608.252559,"endTime":1795457608.2528794,' +
+  '"error":"ZeroDivisionError: division by zero"},{"attempt":1,"state":"FINISHED","recordsIn":50,' +
+  '"recordsOut":50,"startTime":1795457608.2533333,"endTime":1795457608.253763,"error":null}]}';
+const SINK =
+  '{"node":4,"vertex":"e70bbd798b564e0a50e10e343f1ac56b","subtask":0,"records":2,' +
+  '"preview":["(0, 1683)","(1, 1717)"],"truncated":false,"files":[]}';
+const RUN =
+  '{"id":1,"pipeline":1,"version":2,"status":"FINISHED","sparkMaster":"local[*,3]",' +
+  '"parameters":{},"startedBy":{"id":2,"username":"eddie"},' +
+  '"createdAt":"2026-11-23T18:13:28.190965Z","startedAt":"2026-11-23T18:13:28.236297Z",' +
+  '"finishedAt":"2026-11-23T18:13:28.289562Z","heartbeatAt":"2026-11-23T18:13:28.291399Z",' +
+  `"worker":"vm:24965","error":null,"sinks":[${SINK}],` +
+  '"details":{"applicationId":"local-1700000000000","executor":"spark"},' +
+  `"seq":3,"vertices":[${VERTEX}],"subtasks":[${SUBTASK}]}`;
+
+function parsed(text: string): RunServerMessage {
+  const result = parseRunMessage(text);
+  if (!result.ok) {
+    throw new Error(result.error);
+  }
+  return result.message;
+}
+
+function refusal(text: string): string {
+  const result = parseRunMessage(text);
+  if (result.ok) {
+    throw new Error(`accepted ${text}`);
+  }
+  return result.error;
+}
+
+describe("run monitor messages", () => {
+  it("reads a snapshot with every vertex, subtask, attempt and sink", () => {
+    const message = parsed(`{"type":"snapshot","seq":3,"run":${RUN}}`);
+    expect(message.type).toBe("snapshot");
+    if (message.type !== "snapshot") {
+      return;
+    }
+    expect(message.seq).toBe(3);
+    const { run } = message;
+    expect(run.startedBy).toEqual({ id: 2, username: "eddie" });
+    expect(run.vertices[0]?.statusCounts.FINISHED).toBe(2);
+    expect(run.subtasks[0]?.keyGroups).toEqual([0, 63]);
+    expect(run.subtasks[0]?.attempts.map((a) => a.state)).toEqual(["FAILED", "FINISHED"]);
+    expect(run.subtasks[0]?.attempts[0]?.error).toBe("ZeroDivisionError: division by zero");
+    expect(run.sinks[0]?.preview).toEqual(["(0, 1683)", "(1, 1717)"]);
+    expect(run.details).toEqual({ applicationId: "local-1700000000000", executor: "spark" });
+  });
+
+  it("reads an update's changed run fields only, keeping a cleared field as null", () => {
+    const message = parsed(
+      '{"type":"run_update","seq":1,"run":{"status":"CREATED","startedAt":"2026-11-23T18:13:28Z",' +
+        '"error":null},"vertices":[],"subtasks":[]}',
+    );
+    expect(message).toEqual({
+      type: "run_update",
+      seq: 1,
+      run: { status: "CREATED", startedAt: "2026-11-23T18:13:28Z", error: null },
+      vertices: [],
+      subtasks: [],
+    });
+  });
+
+  it("reads whole changed vertices and subtasks in an update", () => {
+    const message = parsed(
+      `{"type":"run_update","seq":4,"run":{},"vertices":[${VERTEX}],"subtasks":[${SUBTASK}]}`,
+    );
+    expect(message.type === "run_update" && message.subtasks[0]?.attempt).toBe(1);
+    expect(message.type === "run_update" && message.vertices[0]?.recordsIn).toBe(100);
+  });
+
+  it("fills missing state counts with zero", () => {
+    const vertex = VERTEX.replace(/"statusCounts":\{[^}]*\}/, '"statusCounts":{"RUNNING":2}');
+    const message = parsed(`{"type":"run_update","seq":2,"run":{},"vertices":[${vertex}]}`);
+    expect(message.type === "run_update" && message.vertices[0]?.statusCounts).toMatchObject({
+      CREATED: 0,
+      RUNNING: 2,
+      FAILED: 0,
+    });
+  });
+
+  it("reads the error message with its diagnostics", () => {
+    const message = parsed(
+      '{"type":"error","error":{"code":"invalid-message","message":"type: bad",' +
+        '"diagnostics":[{"code":"x","message":"m","node":3,"stage":"run"}],"fields":{"type":"bad"}}}',
+    );
+    expect(message.type === "error" && message.error.diagnostics[0]).toEqual({
+      code: "x",
+      severity: "error",
+      message: "m",
+      node: 3,
+      edge: null,
+      field: null,
+      stage: "run",
+    });
+  });
+
+  it.each([
+    ["not JSON", "{", "not JSON"],
+    ["an unknown type", '{"type":"nope"}', 'unknown message type "nope"'],
+    ["an unknown state", SUBTASK.replace('"state":"FINISHED"', '"state":"DONE"'), "state"],
+    ["a negative count", SUBTASK.replace('"recordsIn":50', '"recordsIn":-1'), "recordsIn"],
+    ["a time as text", SUBTASK.replace('"endTime":1795457608.253763', '"endTime":"x"'), "endTime"],
+    ["a bad key-group range", SUBTASK.replace("[0,63]", "[0]"), "keyGroups"],
+  ])("refuses %s", (_what, subtask, where) => {
+    const text = subtask.startsWith('{"attempt"')
+      ? `{"type":"run_update","seq":1,"run":{},"vertices":[],"subtasks":[${subtask}]}`
+      : subtask;
+    expect(refusal(text)).toContain(where);
+  });
+
+  it("refuses an unknown run status", () => {
+    expect(refusal('{"type":"run_update","seq":1,"run":{"status":"DONE"}}')).toContain(
+      "run.status",
+    );
+  });
+
+  it("checks a REST run detail the same way", () => {
+    expect(readRunDetail(JSON.parse(RUN)).id).toBe(1);
+    expect(() => readRunDetail({ ...JSON.parse(RUN), seq: "3" })).toThrow("run.seq");
+  });
+
+  it("encodes the resync request", () => {
+    expect(encodeRunRequest({ type: "resync" })).toBe('{"type":"resync"}');
+  });
+});

@@ -1,0 +1,365 @@
+/**
+ * The run monitor websocket's messages (`ws/runs/<id>/`, docs/RUNTIME.md),
+ * mirroring the models of `backend/runs/events.py`.
+ *
+ * A client gets a `snapshot` (the run as `GET /api/runs/<id>/` shows it, with
+ * the journal sequence number `seq` it reflects), then one `run_update` per
+ * journal entry, each with the next `seq`. `parseRunMessage` checks a received
+ * text before anything uses it: a known `type`, every field with its type,
+ * known state names. Fields the protocol does not define are ignored.
+ */
+
+import { getOwn, isFiniteNumber, isInteger, isJsonObject, type JsonObject } from "../graph/json";
+import type { ErrorBody, UserRef } from "./messages";
+import {
+  CHANGING_RUN_FIELDS,
+  EXECUTION_STATES,
+  RUN_STATUSES,
+  type Attempt,
+  type ExecutionState,
+  type RunDetail,
+  type RunDiagnostic,
+  type RunFields,
+  type RunStatus,
+  type RunVertex,
+  type SinkOutput,
+  type Subtask,
+} from "./runs";
+
+export interface RunSnapshotMessage {
+  readonly type: "snapshot";
+  readonly seq: number;
+  readonly run: RunDetail;
+}
+
+/** One journal entry: apply it to the state of `seq - 1`. */
+export interface RunUpdateMessage {
+  readonly type: "run_update";
+  readonly seq: number;
+  /** Only the run's fields that changed. */
+  readonly run: RunFields;
+  /** The vertices that changed, whole: replace by `id`. */
+  readonly vertices: readonly RunVertex[];
+  /** The subtasks that changed, whole: replace by (`vertex`, `subtask`). */
+  readonly subtasks: readonly Subtask[];
+}
+
+/** The server could not read a message this client sent. */
+export interface RunErrorMessage {
+  readonly type: "error";
+  readonly error: ErrorBody;
+}
+
+export type RunServerMessage = RunSnapshotMessage | RunUpdateMessage | RunErrorMessage;
+
+/** The one request: a fresh snapshot. */
+export interface RunResyncRequest {
+  readonly type: "resync";
+}
+
+export function encodeRunRequest(message: RunResyncRequest): string {
+  return JSON.stringify(message);
+}
+
+export type ParsedRunMessage =
+  | { readonly ok: true; readonly message: RunServerMessage }
+  | { readonly ok: false; readonly error: string };
+
+/** A value that is not what the protocol defines, and where. */
+export class InvalidRunData extends Error {
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
+    super(`${path}: ${what}`);
+    this.name = "InvalidRunData";
+  }
+}
+
+type Value = unknown;
+
+function fail(path: string, what: string): never {
+  throw new InvalidRunData(path, what);
+}
+
+function object(value: Value, path: string): JsonObject {
+  return isJsonObject(value) ? value : fail(path, "must be an object");
+}
+
+function field(raw: JsonObject, key: string): Value {
+  return getOwn(raw, key);
+}
+
+function string(value: Value, path: string): string {
+  return typeof value === "string" ? value : fail(path, "must be a string");
+}
+
+function nullableString(value: Value, path: string): string | null {
+  return value === null || value === undefined ? null : string(value, path);
+}
+
+function integer(value: Value, path: string): number {
+  return isInteger(value) ? value : fail(path, "must be an integer");
+}
+
+function count(value: Value, path: string): number {
+  const n = integer(value, path);
+  return n >= 0 ? n : fail(path, "must not be negative");
+}
+
+function time(value: Value, path: string): number | null {
+  if (value === null || value === undefined) {
+    return null;
+  }
+  return isFiniteNumber(value) ? value : fail(path, "must be a number of seconds");
+}
+
+function boolean(value: Value, path: string): boolean {
+  return typeof value === "boolean" ? value : fail(path, "must be true or false");
+}
+
+function list(value: Value, path: string): readonly Value[] {
+  return Array.isArray(value) ? (value as readonly Value[]) : fail(path, "must be a list");
+}
+
+function items<T>(value: Value, path: string, read: (item: Value, at: string) => T): T[] {
+  return list(value, path).map((item, index) => read(item, `${path}.${index}`));
+}
+
+function oneOf<T extends string>(known: readonly T[], value: Value, path: string): T {
+  return known.find((name) => name === value) ?? fail(path, `must be one of ${known.join(", ")}`);
+}
+
+function state(value: Value, path: string): ExecutionState {
+  return oneOf(EXECUTION_STATES, value, path);
+}
+
+function status(value: Value, path: string): RunStatus {
+  return oneOf(RUN_STATUSES, value, path);
+}
+
+function readAttempt(value: Value, path: string): Attempt {
+  const raw = object(value, path);
+  return {
+    attempt: count(field(raw, "attempt"), `${path}.attempt`),
+    state: state(field(raw, "state"), `${path}.state`),
+    recordsIn: count(field(raw, "recordsIn"), `${path}.recordsIn`),
+    recordsOut: count(field(raw, "recordsOut"), `${path}.recordsOut`),
+    startTime: time(field(raw, "startTime"), `${path}.startTime`),
+    endTime: time(field(raw, "endTime"), `${path}.endTime`),
+    error: nullableString(field(raw, "error"), `${path}.error`),
+  };
+}
+
+function readKeyGroups(value: Value, path: string): readonly [number, number] {
+  const [start, end, ...rest] = list(value, path);
+  if (rest.length > 0) {
+    fail(path, "must be [start, end]");
+  }
+  const first = count(start, `${path}.0`);
+  const last = integer(end, `${path}.1`);
+  return last >= first - 1 ? [first, last] : fail(path, "must not end before it starts");
+}
+
+export function readSubtask(value: Value, path: string): Subtask {
+  const raw = object(value, path);
+  return {
+    ...readAttempt(raw, path),
+    vertex: string(field(raw, "vertex"), `${path}.vertex`),
+    subtask: count(field(raw, "subtask"), `${path}.subtask`),
+    name: string(field(raw, "name"), `${path}.name`),
+    keyGroups: readKeyGroups(field(raw, "keyGroups"), `${path}.keyGroups`),
+    attempts: items(field(raw, "attempts"), `${path}.attempts`, readAttempt),
+  };
+}
+
+function readStatusCounts(value: Value, path: string): Record<ExecutionState, number> {
+  const raw = object(value, path);
+  const counts = Object.fromEntries(EXECUTION_STATES.map((name) => [name, 0])) as Record<
+    ExecutionState,
+    number
+  >;
+  for (const [name, n] of Object.entries(raw)) {
+    counts[state(name, `${path}.${name}`)] = count(n, `${path}.${name}`);
+  }
+  return counts;
+}
+
+export function readVertex(value: Value, path: string): RunVertex {
+  const raw = object(value, path);
+  return {
+    id: string(field(raw, "id"), `${path}.id`),
+    name: string(field(raw, "name"), `${path}.name`),
+    parallelism: count(field(raw, "parallelism"), `${path}.parallelism`),
+    maxParallelism: count(field(raw, "maxParallelism"), `${path}.maxParallelism`),
+    status: state(field(raw, "status"), `${path}.status`),
+    statusCounts: readStatusCounts(field(raw, "statusCounts"), `${path}.statusCounts`),
+    recordsIn: count(field(raw, "recordsIn"), `${path}.recordsIn`),
+    recordsOut: count(field(raw, "recordsOut"), `${path}.recordsOut`),
+    startTime: time(field(raw, "startTime"), `${path}.startTime`),
+    endTime: time(field(raw, "endTime"), `${path}.endTime`),
+  };
+}
+
+function readSink(value: Value, path: string): SinkOutput {
+  const raw = object(value, path);
+  return {
+    node: integer(field(raw, "node"), `${path}.node`),
+    vertex: string(field(raw, "vertex"), `${path}.vertex`),
+    subtask: count(field(raw, "subtask"), `${path}.subtask`),
+    records: count(field(raw, "records"), `${path}.records`),
+    preview: items(field(raw, "preview"), `${path}.preview`, string),
+    truncated: boolean(field(raw, "truncated"), `${path}.truncated`),
+    files: items(field(raw, "files"), `${path}.files`, string),
+  };
+}
+
+function readUser(value: Value, path: string): UserRef | null {
+  if (value === null || value === undefined) {
+    return null;
+  }
+  const raw = object(value, path);
+  return {
+    id: integer(field(raw, "id"), `${path}.id`),
+    username: string(field(raw, "username"), `${path}.username`),
+  };
+}
+
+function readDetails(value: Value, path: string): JsonObject {
+  return value === undefined || value === null ? {} : object(value, path);
+}
+
+/** A run's changed fields: only the keys present are read (null clears a field). */
+function readRunFields(value: Value, path: string): RunFields {
+  const raw = object(value, path);
+  const fields: { -readonly [K in keyof RunFields]: RunFields[K] } = {};
+  for (const key of CHANGING_RUN_FIELDS) {
+    if (!Object.hasOwn(raw, key)) {
+      continue;
+    }
+    const item = field(raw, key);
+    const at = `${path}.${key}`;
+    switch (key) {
+      case "status":
+        fields.status = status(item, at);
+        break;
+      case "sinks":
+        fields.sinks = items(item, at, readSink);
+        break;
+      case "details":
+        fields.details = readDetails(item, at);
+        break;
+      default:
+        fields[key] = nullableString(item, at);
+    }
+  }
+  return fields;
+}
+
+/** A run detail, checked (the REST answer or a snapshot's `run`). */
+export function readRunDetail(value: Value, path = "run"): RunDetail {
+  const raw = object(value, path);
+  const at = (key: string): string => `${path}.${key}`;
+  return {
+    id: integer(field(raw, "id"), at("id")),
+    pipeline: integer(field(raw, "pipeline"), at("pipeline")),
+    version: integer(field(raw, "version"), at("version")),
+    status: status(field(raw, "status"), at("status")),
+    sparkMaster: string(field(raw, "sparkMaster"), at("sparkMaster")),
+    parameters: readDetails(field(raw, "parameters"), at("parameters")),
+    startedBy: readUser(field(raw, "startedBy"), at("startedBy")),
+    createdAt: string(field(raw, "createdAt"), at("createdAt")),
+    startedAt: nullableString(field(raw, "startedAt"), at("startedAt")),
+    finishedAt: nullableString(field(raw, "finishedAt"), at("finishedAt")),
+    heartbeatAt: nullableString(field(raw, "heartbeatAt"), at("heartbeatAt")),
+    worker: nullableString(field(raw, "worker"), at("worker")),
+    error: nullableString(field(raw, "error"), at("error")),
+    sinks: items(field(raw, "sinks"), at("sinks"), readSink),
+    details: readDetails(field(raw, "details"), at("details")),
+    seq: count(field(raw, "seq"), at("seq")),
+    vertices: items(field(raw, "vertices"), at("vertices"), readVertex),
+    subtasks: items(field(raw, "subtasks"), at("subtasks"), readSubtask),
+  };
+}
+
+function readDiagnostic(value: Value, path: string): RunDiagnostic {
+  const raw = object(value, path);
+  const optionalInteger = (key: string): number | null => {
+    const item = field(raw, key);
+    return item === null || item === undefined ? null : integer(item, `${path}.${key}`);
+  };
+  const severity = field(raw, "severity") ?? "error";
+  const stage = field(raw, "stage");
+  return {
+    code: string(field(raw, "code"), `${path}.code`),
+    severity: severity === "warning" ? "warning" : "error",
+    message: string(field(raw, "message"), `${path}.message`),
+    node: optionalInteger("node"),
+    edge: optionalInteger("edge"),
+    field: nullableString(field(raw, "field"), `${path}.field`),
+    ...(typeof stage === "string" ? { stage } : {}),
+  };
+}
+
+function readErrorBody(value: Value, path: string): ErrorBody {
+  const raw = object(value, path);
+  const diagnostics = field(raw, "diagnostics");
+  const fields = field(raw, "fields");
+  return {
+    code: string(field(raw, "code"), `${path}.code`),
+    message: string(field(raw, "message"), `${path}.message`),
+    diagnostics:
+      diagnostics === undefined ? [] : items(diagnostics, `${path}.diagnostics`, readDiagnostic),
+    fields: fields === undefined ? {} : object(fields, `${path}.fields`),
+  };
+}
+
+function readMessage(raw: JsonObject, type: RunServerMessage["type"]): RunServerMessage {
+  switch (type) {
+    case "snapshot": {
+      const seq = count(field(raw, "seq"), "seq");
+      const run = readRunDetail(field(raw, "run"));
+      return { type, seq, run: run.seq === seq ? run : { ...run, seq } };
+    }
+    case "run_update":
+      return {
+        type,
+        seq: count(field(raw, "seq"), "seq"),
+        run: readRunFields(field(raw, "run") ?? {}, "run"),
+        vertices: items(field(raw, "vertices") ?? [], "vertices", readVertex),
+        subtasks: items(field(raw, "subtasks") ?? [], "subtasks", readSubtask),
+      };
+    case "error":
+      return { type, error: readErrorBody(field(raw, "error"), "error") };
+  }
+}
+
+const TYPES: readonly RunServerMessage["type"][] = ["snapshot", "run_update", "error"];
+
+/** A message received on the run socket, checked; or why it is not one. */
+export function parseRunMessage(text: string): ParsedRunMessage {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, error: "not JSON" };
+  }
+  if (!isJsonObject(raw)) {
+    return { ok: false, error: "a message must be a JSON object" };
+  }
+  const type = TYPES.find((known) => known === getOwn(raw, "type"));
+  if (type === undefined) {
+    return {
+      ok: false,
+      error: `unknown message type ${JSON.stringify(getOwn(raw, "type") ?? null)}`,
+    };
+  }
+  try {
+    return { ok: true, message: readMessage(raw, type) };
+  } catch (error) {
+    if (error instanceof InvalidRunData) {
+      return { ok: false, error: `${type}: ${error.message}` };
+    }
+    throw error;
+  }
+}
