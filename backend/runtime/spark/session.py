@@ -76,6 +76,8 @@ class SparkSettings:
             "spark.ui.enabled": "false" if self.ui_port is None else "true",
             # DataFrame shuffles (none today) should not default to 200 tiny tasks.
             "spark.sql.shuffle.partitions": "8",
+            # No progress bars on the worker's stderr: the run's events report progress.
+            "spark.ui.showConsoleProgress": "false",
             # A cancelled Python task is killed after this long, which frees its core.
             "spark.python.task.killTimeout": "1s",
             # Python workers stay up between tasks: forking one costs seconds on a cold start.

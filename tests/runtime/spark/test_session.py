@@ -80,3 +80,30 @@ def test_the_running_session_is_on_loopback_with_this_interpreter(spark: Session
     assert spark.context.master == "local[4,3]"
     assert os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
     assert spark.startup_seconds > 0
+
+
+def test_a_stopped_session_starts_again_and_exits_cleanly():
+    """Stop removes the listener before Spark stops (else the JVM logs an error per event),
+    a new session may then use another master, and the exit hook stops the last one."""
+    script = textwrap.dedent(
+        """
+        from runtime.spark.session import SparkSettings, current_session, get_session
+        from runtime.spark.session import stop_session
+        first = get_session(SparkSettings(master="local[1,2]", app_name="restart"))
+        assert first.context.parallelize(range(10), 2).sum() == 45
+        stop_session()
+        assert current_session() is None
+        second = get_session(SparkSettings(master="local[2,2]", app_name="restart"))
+        assert second is not first and second.context.master == "local[2,2]"
+        assert second.listener.active_runs == 0
+        assert second.context.parallelize(range(10), 2).sum() == 45
+        print("ok")
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(BACKEND)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "ok"
+    assert "Py4J" not in done.stderr, done.stderr[-3000:]
