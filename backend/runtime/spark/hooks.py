@@ -225,6 +225,9 @@ class _Publisher(Protocol):
 _clients: dict[str, tuple[int, _Publisher]] = {}
 _clients_lock = threading.Lock()
 _warned = False
+_quiet_until = 0.0
+"""After a failed publish, events are dropped until then instead of waiting on Redis."""
+QUIET_SECONDS = 5.0
 
 
 def redis_client(url: str) -> _Publisher:
@@ -238,18 +241,24 @@ def redis_client(url: str) -> _Publisher:
         if entry is None or entry[0] != pid:
             import redis
 
-            client: _Publisher = redis.Redis.from_url(url, socket_timeout=5.0)
+            client: _Publisher = redis.Redis.from_url(
+                url, socket_timeout=2.0, socket_connect_timeout=2.0
+            )
             entry = (pid, client)
             _clients[url] = entry
         return entry[1]
 
 
 def publish_event(url: str, channel: str, event: SubtaskEvent) -> None:
-    """Publish `event` as JSON; a Redis failure is logged once and never fails the task."""
-    global _warned
+    """Publish `event` as JSON. Monitoring never fails or stalls a task: when Redis cannot
+    be reached, the failure is logged once and events are dropped for `QUIET_SECONDS`."""
+    global _warned, _quiet_until
+    if _quiet_until and time.monotonic() < _quiet_until:
+        return
     try:
         redis_client(url).publish(channel, json.dumps(event.to_json(), separators=(",", ":")))
     except Exception:
+        _quiet_until = time.monotonic() + QUIET_SECONDS
         if not _warned:
             _warned = True
             logger.exception("cannot publish subtask events to %s", channel)
