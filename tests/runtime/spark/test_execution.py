@@ -9,9 +9,10 @@ import pytest
 
 from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
 from runtime.local import run_locally
+from runtime.plan import Fault
 from runtime.spark.session import Session
 from tests.runtime.builders import Doc
-from tests.runtime.spark.conftest import monitor_of, plan_of, run_local, run_spark
+from tests.runtime.spark.conftest import monitor_of, plan_of, received, run_local, run_spark
 
 LINES = [
     "to be or not to be",
@@ -150,3 +151,58 @@ def test_a_failing_expression_fails_the_run_with_a_readable_error(spark: Session
         monitor.subtask_state(plan.vertices[0].id, i) for i in range(plan.vertices[0].parallelism)
     }
     assert ExecutionState.FAILED in states
+
+
+def test_a_sink_chained_into_a_vertex_with_outputs_reports_its_output(spark: Session):
+    doc = (
+        Doc(parallelism=2)
+        .node(1, "source.sequence", {"from": 1, "to": 50})
+        .node(2, "map", {"fn": "x * 3"})
+        .node(3, "sink.collect")
+        .node(4, "map", {"fn": "x + 1"}, parallelism=3)
+        .node(5, "sink.collect", parallelism=3)
+        .edge(1, 2)
+        .edge(2, 3)
+        .edge(2, 4, "REBALANCE")
+        .edge(4, 5)
+        .build()
+    )
+    plan = plan_of(doc)
+    first = plan.vertices[0]
+    assert first.sinks == (3,) and first.outputs
+    result = run_spark(spark, plan)
+    assert result.outcome is RunOutcome.FINISHED, result.error
+    reference = run_local(plan)
+    assert received(result, 3) == received(reference, 3)
+    assert received(result, 5) == received(reference, 5)
+    assert sorted(r for rs in received(result, 3).values() for r in rs) == [
+        3 * x for x in range(1, 51)
+    ]
+
+
+def test_file_sinks_write_each_part_once_even_after_a_retry(spark: Session, tmp_path: Any):
+    doc = (
+        Doc(parallelism=2)
+        .node(1, "source.sequence", {"from": 1, "to": 100})
+        .node(2, "map", {"fn": "f'line {x}'"})
+        .node(3, "sink.text", {"path": "out"})
+        .edge(1, 2)
+        .edge(2, 3)
+        .build()
+    )
+    spark_dir, local_dir = tmp_path / "spark", tmp_path / "local"
+    spark_dir.mkdir()
+    local_dir.mkdir()
+    vertex = plan_of(doc, spark_dir).vertices[0]
+    faults = (Fault(subtask=0, attempts=(0,), vertex=vertex.id),)
+    result = run_spark(spark, plan_of(doc, spark_dir, faults=faults))
+    assert result.outcome is RunOutcome.FINISHED, result.error
+    reference = run_local(plan_of(doc, local_dir))
+    written = sorted(p.name for p in (spark_dir / "out").iterdir())
+    assert written == sorted(p.name for p in (local_dir / "out").iterdir())
+    assert written == ["part-0.txt", "part-1.txt"]  # no leftover of the failed attempt
+    for name in written:
+        assert (spark_dir / "out" / name).read_text() == (local_dir / "out" / name).read_text()
+    assert sorted(f for s in result.sinks for f in s.files) == sorted(
+        f for s in reference.sinks for f in s.files
+    )
