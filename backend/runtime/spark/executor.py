@@ -52,6 +52,8 @@ logger = logging.getLogger(__name__)
 
 _POLL = 0.05
 """Seconds between two looks at the cancel signal while the job runs."""
+_NO_JOB_WAIT = 1.0
+"""How long a failed action's job may take to show up on the listener."""
 _RECANCEL = 0.25
 """Cancelling repeats this often until the job is gone (it may not have started yet)."""
 
@@ -111,7 +113,10 @@ def run_on_spark(
             details["seconds"] = round(time.perf_counter() - started, 6)
             return RunResult(RunOutcome.FAILED, error=_short(build_error), details=details)
         outcome, error = job.run(tag, cancel, run_key, timeout)
-        if not tracker.wait_for_job_end(job_end_timeout):
+        # A job that ran ends on the listener soon after the action returns; a failure
+        # before Spark took the job (e.g. a plan that cannot be pickled) has no job.
+        wait = job_end_timeout if tracker.job_started or error is None else _NO_JOB_WAIT
+        if not tracker.wait_for_job_end(wait):
             # No job end seen (the job never started, or the listener is late): end the
             # subtasks here so that none is left running.
             tracker.finish(outcome is RunOutcome.FINISHED, error, source="driver")

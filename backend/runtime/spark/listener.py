@@ -54,6 +54,7 @@ class RunTracker:
         self._stages: dict[int, tuple[Slot, ...]] = {}
         self._attempts: dict[Slot, tuple[int, ExecutionState]] = {}
         self._lock = threading.Lock()
+        self._job_started = threading.Event()
         self._job_ended = threading.Event()
         self._last_failure: tuple[Slot, str | None] | None = None
         self.job_succeeded: bool | None = None
@@ -79,11 +80,19 @@ class RunTracker:
         """Wait until the listener has seen the end of the run's job."""
         return self._job_ended.wait(timeout)
 
+    @property
+    def job_started(self) -> bool:
+        """Whether the listener has seen the run's job start."""
+        return self._job_started.is_set()
+
     def last_attempts(self) -> dict[Slot, tuple[int, ExecutionState]]:
         with self._lock:
             return dict(self._attempts)
 
     # -- called by the hub, on Spark's listener thread ---------------------------------
+
+    def job_start(self) -> None:
+        self._job_started.set()
 
     def stage_submitted(self, stage_id: int, rdd_ids: Iterable[int]) -> bool:
         """Map the stage to its subtasks; False if it runs none of this run's vertices."""
@@ -259,6 +268,7 @@ class ListenerHub:
                 stage_ids = event.stageIds()
                 for i in range(stage_ids.size()):
                     self._by_stage[int(stage_ids.apply(i))] = tracker
+            tracker.job_start()
         except Exception:
             logger.exception("onJobStart")
 

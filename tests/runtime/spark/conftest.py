@@ -27,6 +27,7 @@ from runtime.spark.executor import run_on_spark
 from runtime.spark.session import Session, SparkSettings, get_session, stop_session
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+RUN_TIMEOUT = 300.0
 # Four task slots on any machine: two runs can hold tasks at the same time (Spark never
 # preempts a running task, so with as many slots as cores a long run can make a second
 # one wait for a free slot).
@@ -158,8 +159,12 @@ def run_local(plan: RunPlan, *, max_attempts: int = 3) -> RunResult:
 def run_spark(
     spark: Session, plan: RunPlan, log: EventLog | None = None, **options: Any
 ) -> RunResult:
-    """`plan` on the test session; events go to `log`'s channel when one is given."""
+    """`plan` on the test session; events go to `log`'s channel when one is given.
+
+    A run is stopped after `RUN_TIMEOUT` seconds unless told otherwise: a test that goes
+    wrong fails instead of holding the shared session's task slots."""
     run_key = log.run_key if log is not None else f"test-{uuid.uuid4().hex}"
+    options.setdefault("timeout", RUN_TIMEOUT)
     return run_on_spark(plan, run_key=run_key, redis_url=REDIS_URL, session=spark, **options)
 
 

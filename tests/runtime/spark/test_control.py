@@ -86,7 +86,7 @@ def test_two_runs_at_once_and_cancel_one(spark: Session, run_events):
     outcome: list[RunResult] = []
 
     def run_endless() -> None:
-        outcome.append(run_spark(spark, endless, endless_log, cancel=cancel))
+        outcome.append(run_spark(spark, endless, endless_log, cancel=cancel, timeout=240))
 
     thread = threading.Thread(target=run_endless)
     thread.start()
