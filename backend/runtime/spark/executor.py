@@ -10,8 +10,9 @@
 - per vertex with outputs one `partitionBy`: the chain routes every record to its
   target subtask (Flink's partitioners, `runtime.routing`), so the shuffle only moves
   it there. A vertex with several output JobEdges shuffles once into the consumers'
-  subtasks laid end to end, and each consumer selects its range with one more
-  (narrow, then shuffled) step: the vertex runs once, never recomputed per consumer.
+  subtasks laid end to end, and each consumer reads its own range of partitions in
+  place (`PartitionPruningRDD`): the vertex runs once, never recomputed per consumer.
+  A consumer that unions such a range with other inputs places it once more.
 
 Every JobEdge is a shuffle boundary, so a Spark stage runs exactly one vertex (the last
 stage runs the union of the vertices without outputs). The listener learns which RDD
@@ -39,7 +40,7 @@ from runtime.spark.errors import python_error_text
 from runtime.spark.hooks import Monitored, Reporting, event_publisher
 from runtime.spark.listener import RunTracker, Slot
 from runtime.spark.session import Session
-from runtime.spark.tasks import Select, SubtaskSummary, SummaryList, VertexBody, target_of
+from runtime.spark.tasks import Rekey, SubtaskSummary, SummaryList, VertexBody, target_of
 
 if TYPE_CHECKING:
     from pyspark.accumulators import Accumulator
@@ -177,9 +178,11 @@ class _Job:
                 )
                 for output, offset in zip(vertex.outputs, offsets, strict=True):
                     count = output.consumer_parallelism
-                    edges[output.consumer, output.consumer_input] = shared.mapPartitionsWithIndex(
-                        Select(offset, count)
-                    ).partitionBy(count, target_of)
+                    own = _partition_range(context, shared, offset, count)
+                    if len(self.plan.vertex(output.consumer).inputs) > 1:
+                        # A union needs the shared partitioner: place the range once more.
+                        own = own.mapPartitionsWithIndex(Rekey()).partitionBy(count, target_of)
+                    edges[output.consumer, output.consumer_input] = own
         if not outputs:
             raise ValueError("the plan has no vertex without outputs: nothing would run")
         if len(outputs) == 1:
@@ -258,6 +261,26 @@ class _Job:
         if failure:
             return RunOutcome.FAILED, python_error_text(str(failure[0]))
         return RunOutcome.FINISHED, None
+
+
+def _partition_range(context: SparkContext, rdd: RDD[Any], start: int, count: int) -> RDD[Any]:
+    """Partitions start..start+count-1 of `rdd`, as partitions 0..count-1, read in place.
+
+    Spark's `PartitionPruningRDD` (a narrow dependency on the chosen partitions), built
+    through py4j; its filter is a Scala `Set` of the indices, itself an `Int => Boolean`.
+    """
+    from pyspark.core.rdd import RDD
+
+    jvm: Any = context._jvm
+    wanted = jvm.java.util.HashSet()
+    for index in range(start, start + count):
+        wanted.add(index)
+    keep = jvm.scala.jdk.javaapi.CollectionConverters.asScala(wanted).toSet()
+    pruned = jvm.org.apache.spark.rdd.PartitionPruningRDD.create(rdd._jrdd.rdd(), keep)
+    result: RDD[Any] = RDD(pruned.toJavaRDD(), context, rdd._jrdd_deserializer)
+    if result.getNumPartitions() != count:
+        raise AssertionError(f"selected {result.getNumPartitions()} partitions, not {count}")
+    return result
 
 
 def _offsets(counts: Sequence[int]) -> tuple[int, ...]:

@@ -10,8 +10,9 @@ record per batch instead of per record keeps Spark's per-record cost (pickling, 
 shuffle's own bookkeeping) out of the run.
 
 A vertex with several output JobEdges writes them all into one shuffle whose partitions
-are the consumers' subtasks laid end to end (`offsets`), so the vertex runs once;
-`Select` then hands each consumer its own range.
+are the consumers' subtasks laid end to end (`offsets`), so the vertex runs once; each
+consumer reads its own range (the executor), placed once more by `Rekey` when it is
+unioned with other inputs.
 
 The vertices without outputs end in the run's one action: each subtask yields a
 `SubtaskSummary` with its sinks' outputs. A sink in a vertex that also has outputs
@@ -95,8 +96,14 @@ class VertexBody:
         vertex = self.vertex
         run = vertex.open(subtask, attempt)
         meter.track(run)
-        # A source's partition holds only its own index; the others hold shuffle pairs.
-        inputs: Iterator[Any] = map(_VALUE, records) if vertex.inputs else iter(())
+        if vertex.inputs:
+            inputs: Iterator[Any] = map(_VALUE, records)  # (consumer input, [records])
+        else:
+            # A source's partition holds only its index. Read it all the same: a Python
+            # worker that leaves input unread is not reused, and the next task waits
+            # for a new one (seconds).
+            deque(records, maxlen=0)
+            inputs = iter(())
         if not vertex.outputs:
             return _summarized(run, run.execute(inputs, batched_input=True, output="plain"))
         output = run.execute(inputs, batched_input=True, output="batched")
@@ -135,15 +142,8 @@ def _then_accumulate(
     summaries.add([summary_of(run)])
 
 
-class Select:
-    """The partitions [offset, offset + count) of a fan-out shuffle, keyed 0..count-1."""
-
-    def __init__(self, offset: int, count: int) -> None:
-        self.offset = offset
-        self.count = count
+class Rekey:
+    """Shuffle pairs again, keyed by the partition they are in (a consumer's subtask)."""
 
     def __call__(self, index: int, records: Iterable[Any]) -> Iterator[Any]:
-        target = index - self.offset
-        if not 0 <= target < self.count:
-            return iter(())  # another consumer's partition: not even read
-        return zip(repeat(target), map(_VALUE, records))
+        return zip(repeat(index), map(_VALUE, records))

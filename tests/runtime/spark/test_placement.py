@@ -107,6 +107,38 @@ def test_a_vertex_with_several_outputs_runs_once_and_feeds_each(spark: Session, 
         if e.vertex == source.id and e.source == "hook" and e.state.value == "FINISHED"
     )
     assert finished == {(0, 0): 1, (1, 0): 1}
+    # The listener found every consumer's subtasks in the stages that read their ranges.
+    confirmed = {(e.vertex, e.subtask) for e in events if e.source == "listener"}
+    confirmed_finished = {
+        (e.vertex, e.subtask)
+        for e in events
+        if e.source == "listener" and e.state.value == "FINISHED"
+    }
+    every = {(v.id, i) for v in plan.vertices for i in range(v.parallelism)}
+    assert confirmed == confirmed_finished == every
+
+
+def test_a_range_of_a_shared_shuffle_can_meet_other_inputs(spark: Session):
+    doc = (
+        Doc()
+        .node(1, "source.sequence", {"from": 1, "to": 60}, parallelism=2)
+        .node(5, "source.sequence", {"from": 1000, "to": 1010}, parallelism=1)
+        .node(2, "map", {"fn": "x"}, parallelism=3, strategy="HEAD")
+        .node(3, "sink.collect", parallelism=3)
+        .node(4, "sink.collect", parallelism=2)
+        .edge(1, 2, "REBALANCE")
+        .edge(5, 2, "HASH", key="x % 3")
+        .edge(2, 3)
+        .edge(1, 4, "REBALANCE")
+        .build()
+    )
+    plan = plan_of(doc)
+    assert [len(v.outputs) for v in plan.vertices if not v.inputs] in ([2, 1], [1, 2])
+    result = run_spark(spark, plan)
+    assert result.outcome is RunOutcome.FINISHED, result.error
+    reference = run_local(plan)
+    assert received(result, 3) == received(reference, 3)
+    assert received(result, 4) == received(reference, 4)
 
 
 def test_inputs_of_several_edges_meet_in_their_subtasks(spark: Session):
