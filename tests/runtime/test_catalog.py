@@ -294,20 +294,21 @@ def test_fixtures_whose_logic_is_expressions_have_no_errors():
 
 
 def test_large_documents_are_checked_quickly():
+    """The editor checks every edit: once a document's expressions are cached, a check of
+    5,000 operators is a pass over dicts. Timed relative to the first check, so a busy
+    machine does not make it fail."""
     doc = Doc().node(1, "source.sequence", {"from": 1, "to": 3})
     for node in range(2, 5001):
-        doc.node(
-            node,
-            "map" if node % 3 else "filter",
-            {"fn": f"x + {node % 50}", "predicate": "x > 1"}
-            if node % 3
-            else {"predicate": f"x % {node % 40 + 1} == 0"},
-        )
-        doc.edge(node - 1, node)
+        if node % 3:
+            doc.node(node, "map", {"fn": f"x + {node}"})
+        else:
+            doc.node(node, "filter", {"predicate": f"x % {node} == 0"})
+        doc.edge(node - 1, node, "HASH" if node % 7 == 0 else "FORWARD", key=f"x % {node}")
     document = doc.build()
-    runnability(document)  # fill the expression cache, as the editor's first check does
     start = time.perf_counter()
-    diagnostics = runnability(document)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 0.25, elapsed
-    assert all(d.code == "param.unknown" for d in diagnostics)
+    assert runnability(document) == []  # the first check compiles 5,000 new expressions
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    assert runnability(document) == []
+    again = time.perf_counter() - start
+    assert again * 5 < first and again < 2.0, (first, again)
