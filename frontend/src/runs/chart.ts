@@ -22,8 +22,8 @@ export interface BarShape {
   /** Top of the bar (mean records). */
   readonly y: number;
   readonly height: number;
-  /** Where the predicted records mark sits. */
-  readonly expectedY: number;
+  /** Where the predicted records mark sits; null without a prediction. */
+  readonly expectedY: number | null;
   /** Where the group's busiest subtask reaches (equals `y` for a single subtask). */
   readonly maxY: number;
   /** Where the bar's centre is, for labels. */
@@ -56,7 +56,7 @@ export function barShapes(bars: readonly Bar[], top: number, frame: Frame): BarS
       width: Math.max(slot - gap, 0.5),
       y,
       height: baseline(frame) - y,
-      expectedY: yOf(bar.expected, top, frame),
+      expectedY: bar.expected === null ? null : yOf(bar.expected, top, frame),
       maxY: yOf(bar.max, top, frame),
       centre: x + (slot - gap) / 2,
     };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { keyGroupsOf, subtask } from "../test-support/runs";
 import { barShapes, labelEvery, yOf, type Frame } from "./chart";
-import { bars, keyGroupCount, niceScale, skewVerdict, subtaskLoads } from "./skew";
+import { bars, heatOf, keyGroupCount, niceScale, skewVerdict, subtaskLoads } from "./skew";
 
 function subtasksWith(records: readonly number[], maxParallelism = 128) {
   return records.map((n, index) =>
@@ -59,6 +59,27 @@ describe("records per subtask against the prediction", () => {
     expect(skewVerdict(summary)).toBe("mild");
   });
 
+  it("judges only finished subtasks while others still count", () => {
+    const subtasks = subtasksWith([30, 10, 2, 0]).map((s, index) => ({
+      ...s,
+      state: index < 2 ? ("FINISHED" as const) : ("RUNNING" as const),
+    }));
+    const summary = subtaskLoads(subtasks, {
+      metric: "in",
+      reference: "even",
+      maxParallelism: 128,
+    });
+    expect(summary.partial).toBe(true);
+    expect(summary.settledCount).toBe(2);
+    expect(summary.total).toBe(42);
+    expect(summary.loads.map((load) => load.expected)).toEqual([20, 20, null, null]);
+    expect(summary.worstRatio).toBe(1.5);
+    expect(summary.mean).toBe(20);
+    expect(skewVerdict(summary)).toBe("mild");
+    const grouped = bars(summary.loads, 2);
+    expect(grouped.map((bar) => bar.expected)).toEqual([20, null]);
+  });
+
   it("has no verdict before any record", () => {
     const summary = subtaskLoads(subtasksWith([0, 0]), {
       metric: "in",
@@ -70,6 +91,17 @@ describe("records per subtask against the prediction", () => {
     expect(subtaskLoads([], { metric: "in", reference: "even", maxParallelism: 128 }).busiest).toBe(
       null,
     );
+  });
+
+  it("words how far a subtask is from its prediction", () => {
+    expect([null, 0, 1.24, 1.25, 1.99, 2].map(heatOf)).toEqual([
+      "none",
+      "even",
+      "even",
+      "mild",
+      "mild",
+      "skewed",
+    ]);
   });
 
   it("counts the key groups of a range, inclusive", () => {

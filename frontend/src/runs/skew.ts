@@ -23,27 +23,47 @@ export interface SubtaskLoad {
   readonly keyGroups: number;
   /** Its predicted share of the vertex's records, 0..1. */
   readonly expectedShare: number;
-  /** Its records if the vertex's total were split by prediction. */
-  readonly expected: number;
+  /** False while its count still grows and others have finished: it is not judged yet. */
+  readonly settled: boolean;
+  /** Its records if the settled subtasks' total were split by prediction; null if not settled. */
+  readonly expected: number | null;
   /** records / expected; null when nothing was expected. */
   readonly ratio: number | null;
 }
 
 export interface LoadSummary {
   readonly loads: readonly SubtaskLoad[];
+  /** Records of every subtask. */
   readonly total: number;
+  /** True when only the finished subtasks are judged (the others still run). */
+  readonly partial: boolean;
+  /** How many subtasks are judged. */
+  readonly settledCount: number;
+  /** Records per judged subtask. */
   readonly mean: number;
   readonly max: number;
-  /** The subtask with the most records (the first of equals); null without subtasks. */
+  /** The judged subtask with the most records (the first of equals); null without any. */
   readonly busiest: number | null;
-  /** max / mean: 1 is perfectly even; null without records. */
+  /** max / mean of the judged subtasks: 1 is perfectly even; null without records. */
   readonly imbalance: number | null;
-  /** The largest records / expected of any subtask; null without records. */
+  /** The largest records / expected of a judged subtask; null without records. */
   readonly worstRatio: number | null;
 }
 
 export function keyGroupCount(range: readonly [number, number]): number {
   return Math.max(0, range[1] - range[0] + 1);
+}
+
+/**
+ * Which subtasks' counts are compared with the prediction: a running subtask's
+ * count is still growing, so while some have finished and others have not,
+ * only the finished ones are; otherwise all are (a live picture before any
+ * finished, the final one after).
+ */
+export function settledSubtasks(subtasks: readonly Subtask[]): (subtask: Subtask) => boolean {
+  const finished = subtasks.filter((s) => s.state === "FINISHED").length;
+  const partial = finished > 0 && finished < subtasks.length;
+  return partial ? (subtask) => subtask.state === "FINISHED" : () => true;
 }
 
 /** Each subtask's records (in or out) with its predicted share. */
@@ -55,50 +75,61 @@ export function subtaskLoads(
     readonly maxParallelism: number;
   },
 ): LoadSummary {
-  const records = subtasks.map((s) => (options.metric === "in" ? s.recordsIn : s.recordsOut));
-  const total = records.reduce((sum, n) => sum + n, 0);
-  const groups = subtasks.map((s) => keyGroupCount(s.keyGroups));
+  const isSettled = settledSubtasks(subtasks);
   const groupTotal =
-    options.maxParallelism > 0 ? options.maxParallelism : groups.reduce((a, b) => a + b, 0);
-  const loads = subtasks.map((s, index): SubtaskLoad => {
-    const n = records[index] ?? 0;
-    const keyGroups = groups[index] ?? 0;
-    const expectedShare =
-      options.reference === "even" || groupTotal === 0
-        ? 1 / subtasks.length
-        : keyGroups / groupTotal;
-    const expected = total * expectedShare;
+    options.maxParallelism > 0
+      ? options.maxParallelism
+      : subtasks.reduce((sum, s) => sum + keyGroupCount(s.keyGroups), 0);
+  const base = subtasks.map((s) => {
+    const keyGroups = keyGroupCount(s.keyGroups);
     return {
       subtask: s.subtask,
-      records: n,
+      records: options.metric === "in" ? s.recordsIn : s.recordsOut,
       keyGroups,
-      expectedShare,
+      expectedShare:
+        options.reference === "even" || groupTotal === 0
+          ? 1 / subtasks.length
+          : keyGroups / groupTotal,
+      settled: isSettled(s),
+    };
+  });
+  const settled = base.filter((load) => load.settled);
+  const settledTotal = settled.reduce((sum, load) => sum + load.records, 0);
+  const settledShare = settled.reduce((sum, load) => sum + load.expectedShare, 0);
+  const loads = base.map((load): SubtaskLoad => {
+    const expected =
+      load.settled && settledShare > 0 ? (settledTotal * load.expectedShare) / settledShare : null;
+    return {
+      ...load,
       expected,
-      ratio: expected > 0 ? n / expected : null,
+      ratio: expected !== null && expected > 0 ? load.records / expected : null,
     };
   });
   let busiest: SubtaskLoad | null = null;
   for (const load of loads) {
-    if (busiest === null || load.records > busiest.records) {
+    if (load.settled && (busiest === null || load.records > busiest.records)) {
       busiest = load;
     }
   }
-  const mean = loads.length === 0 ? 0 : total / loads.length;
+  const mean = settled.length === 0 ? 0 : settledTotal / settled.length;
   const ratios = loads.map((load) => load.ratio).filter((r): r is number => r !== null);
   return {
     loads,
-    total,
+    total: base.reduce((sum, load) => sum + load.records, 0),
+    partial: settled.length < loads.length,
+    settledCount: settled.length,
     mean,
     max: busiest?.records ?? 0,
     busiest: busiest?.subtask ?? null,
-    imbalance: total === 0 || busiest === null ? null : busiest.records / mean,
-    worstRatio: total === 0 || ratios.length === 0 ? null : Math.max(...ratios),
+    imbalance: settledTotal === 0 || busiest === null ? null : busiest.records / mean,
+    worstRatio: settledTotal === 0 || ratios.length === 0 ? null : Math.max(...ratios),
   };
 }
 
-/** How skewed a vertex is, in words a data engineer would use. */
-export function skewVerdict(summary: LoadSummary): "none" | "even" | "mild" | "skewed" {
-  const ratio = summary.worstRatio;
+export type Heat = "none" | "even" | "mild" | "skewed";
+
+/** How far records / predicted is from 1, in words a data engineer would use. */
+export function heatOf(ratio: number | null): Heat {
   if (ratio === null) {
     return "none";
   }
@@ -106,6 +137,11 @@ export function skewVerdict(summary: LoadSummary): "none" | "even" | "mild" | "s
     return "even";
   }
   return ratio < 2 ? "mild" : "skewed";
+}
+
+/** How skewed a vertex is: the heat of its worst subtask. */
+export function skewVerdict(summary: LoadSummary): Heat {
+  return heatOf(summary.worstRatio);
 }
 
 /** Neighbouring subtasks drawn as one bar when there are more than fit. */
@@ -116,8 +152,8 @@ export interface Bar {
   readonly records: number;
   /** The most records of one subtask in the group. */
   readonly max: number;
-  /** Mean predicted records per subtask of the group. */
-  readonly expected: number;
+  /** Mean predicted records per judged subtask of the group; null if none is judged. */
+  readonly expected: number | null;
   /** The worst records / expected in the group. */
   readonly ratio: number | null;
 }
@@ -134,12 +170,14 @@ export function bars(loads: readonly SubtaskLoad[], maxBars: number): Bar[] {
       continue;
     }
     const ratios = group.map((load) => load.ratio).filter((r): r is number => r !== null);
+    const expected = group.map((load) => load.expected).filter((e): e is number => e !== null);
     result.push({
       first: first.subtask,
       last: last.subtask,
       records: group.reduce((sum, load) => sum + load.records, 0) / group.length,
       max: Math.max(...group.map((load) => load.records)),
-      expected: group.reduce((sum, load) => sum + load.expected, 0) / group.length,
+      expected:
+        expected.length === 0 ? null : expected.reduce((sum, e) => sum + e, 0) / expected.length,
       ratio: ratios.length === 0 ? null : Math.max(...ratios),
     });
   }
