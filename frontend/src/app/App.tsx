@@ -8,6 +8,7 @@ import { navigate, useRoute } from "./router";
 // The canvas library and elkjs load only with the pages that draw graphs.
 const EditorPage = lazy(() => import("../editor/EditorPage"));
 const DiffRoute = lazy(() => import("./DiffRoute"));
+const RunRoute = lazy(() => import("./RunRoute"));
 
 export function App() {
   const route = useRoute();
@@ -42,6 +43,12 @@ export function App() {
       return (
         <Suspense fallback={<div className="page-loading">Loading the diff…</div>}>
           <DiffRoute pipelineId={route.pipeline} from={route.from} to={route.to} />
+        </Suspense>
+      );
+    case "run":
+      return (
+        <Suspense fallback={<div className="page-loading">Loading the run…</div>}>
+          <RunRoute key={route.run} pipelineId={route.pipeline} runId={route.run} />
         </Suspense>
       );
     case "not-found":

@@ -13,6 +13,8 @@ describe("routes", () => {
       "?from=1&to=working",
       { page: "diff", pipeline: 12, from: 1, to: "working" },
     ],
+    ["/pipelines/12/runs/5", "", { page: "run", pipeline: 12, run: 5 }],
+    ["/pipelines/12/runs/x", "", { page: "not-found", path: "/pipelines/12/runs/x" }],
     ["/elsewhere", "", { page: "not-found", path: "/elsewhere" }],
   ])("%s%s", (pathname, search, route) => {
     expect(parseRoute(pathname, search)).toEqual(route);
@@ -23,6 +25,7 @@ describe("routes", () => {
       { page: "editor", pipeline: 4 },
       { page: "diff", pipeline: 4, from: 2, to: 3 },
       { page: "home", workspace: 7 },
+      { page: "run", pipeline: 4, run: 9 },
     ] as const) {
       const [pathname = "", search = ""] = routePath(route).split(/(?=\?)/);
       expect(parseRoute(pathname, search)).toEqual(route);

@@ -15,6 +15,7 @@ export type Route =
       readonly from: number | "working";
       readonly to: number | "working";
     }
+  | { readonly page: "run"; readonly pipeline: number; readonly run: number }
   | { readonly page: "not-found"; readonly path: string };
 
 function versionRef(value: string | null, fallback: number | "working"): number | "working" {
@@ -53,6 +54,10 @@ export function parseRoute(pathname: string, search: string): Route {
       to: versionRef(query.get("to"), "working"),
     };
   }
+  const run = /^\/pipelines\/(\d+)\/runs\/(\d+)\/?$/.exec(pathname);
+  if (run?.[1] !== undefined && run[2] !== undefined) {
+    return { page: "run", pipeline: Number(run[1]), run: Number(run[2]) };
+  }
   return { page: "not-found", path: pathname };
 }
 
@@ -66,6 +71,8 @@ export function routePath(route: Route): string {
       return `/pipelines/${route.pipeline}`;
     case "diff":
       return `/pipelines/${route.pipeline}/diff?from=${route.from}&to=${route.to}`;
+    case "run":
+      return `/pipelines/${route.pipeline}/runs/${route.run}`;
     case "not-found":
       return route.path;
   }

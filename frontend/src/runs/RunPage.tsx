@@ -1,0 +1,126 @@
+import { useCallback, useEffect, useMemo, useState } from "react";
+
+import * as api from "../api/resources";
+import { getRun } from "../api/runs";
+import type { StreamGraphDocument } from "../graph/streamgraph";
+import { useResource } from "../ui/useResource";
+import { createRunViewStore, RunPageContext, useRun, type RunPageContextValue } from "./context";
+import { nodeNames, vertexFacts } from "./planFacts";
+import { RunCanvas } from "./RunCanvas";
+import { RunHeader } from "./RunHeader";
+import { RunSidePanel } from "./RunSidePanel";
+import { RunWatcher } from "./runSocket";
+import { VertexTable } from "./VertexTable";
+import "./runs.css";
+
+interface Loaded {
+  readonly pipeline: api.PipelineDetail;
+  readonly canEdit: boolean;
+  readonly document: StreamGraphDocument | null;
+  readonly plan: api.CompiledPlan | null;
+}
+
+async function load(
+  pipelineId: number,
+  runId: number,
+  signal: AbortSignal,
+  watcher: RunWatcher,
+): Promise<Loaded> {
+  const [pipeline, workspaces, run] = await Promise.all([
+    api.getPipeline(pipelineId, signal),
+    api.listWorkspaces(),
+    getRun(runId, signal),
+  ]);
+  watcher.seed(run);
+  const role =
+    workspaces.find((workspace) => workspace.id === pipeline.workspace)?.role ?? "viewer";
+  // The run's version as it was saved, and its plan: which nodes each vertex holds.
+  const [version, plan] = await Promise.all([
+    api.getVersion(run.pipeline, run.version, signal).catch(() => null),
+    api.getPlan(run.pipeline, run.version, signal).catch(() => null),
+  ]);
+  return { pipeline, canEdit: role !== "viewer", document: version?.document ?? null, plan };
+}
+
+/**
+ * A run of a saved version, live: the version's graph with each JobVertex's
+ * subtask states and records, Flink's vertex list, and per vertex its subtasks,
+ * their records against the key-group prediction, the sinks' output and every
+ * failure. The run's websocket keeps all of it current.
+ */
+export function RunPage({
+  pipelineId,
+  runId,
+}: {
+  readonly pipelineId: number;
+  readonly runId: number;
+}) {
+  const [watcher] = useState(() => new RunWatcher(runId));
+  const [view] = useState(createRunViewStore);
+  useEffect(() => {
+    watcher.connect();
+    return () => {
+      watcher.close();
+    };
+  }, [watcher]);
+  const fetchAll = useCallback(
+    (signal: AbortSignal) => load(pipelineId, runId, signal, watcher),
+    [pipelineId, runId, watcher],
+  );
+  const { data, error } = useResource(fetchAll, `${pipelineId}:${runId}`);
+  const context = useMemo((): RunPageContextValue | null => {
+    if (data === null) {
+      return null;
+    }
+    return {
+      run: watcher.store,
+      view,
+      pipelineId,
+      canEdit: data.canEdit,
+      document: data.document,
+      facts: vertexFacts(data.plan?.jobGraph ?? null),
+      nodeNames: nodeNames(data.document),
+    };
+  }, [data, watcher, view, pipelineId]);
+
+  if (context === null) {
+    return error === null ? (
+      <div className="page-loading">Loading the run…</div>
+    ) : (
+      <div className="page-message">
+        <h1>Cannot show this run</h1>
+        <p className="form-error">{error}</p>
+      </div>
+    );
+  }
+  return (
+    <RunPageContext value={context}>
+      <RunLayout pipelineName={data?.pipeline.name ?? null} />
+    </RunPageContext>
+  );
+}
+
+function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
+  const ready = useRun((state) => state.info !== null);
+  const error = useRun((state) => state.info?.error ?? null);
+  if (!ready) {
+    return <div className="page-loading">Loading the run…</div>;
+  }
+  return (
+    <div className="run-page" data-testid="run-page">
+      <RunHeader pipelineName={pipelineName} />
+      {error !== null && (
+        <div className="run-banner" data-testid="run-error">
+          <strong>The run failed:</strong> <span className="run-banner__text">{error}</span>
+        </div>
+      )}
+      <div className="run-page__body">
+        <div className="run-page__main">
+          <RunCanvas />
+          <VertexTable />
+        </div>
+        <RunSidePanel />
+      </div>
+    </div>
+  );
+}

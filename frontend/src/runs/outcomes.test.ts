@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+
+import type { SinkOutput } from "../api/runs";
+import { attempt, MAP_VERTEX, subtask, vertex } from "../test-support/runs";
+import { failedAttempts, sinksByNode } from "./outcomes";
+
+function sink(node: number, subtaskIndex: number): SinkOutput {
+  return {
+    node,
+    vertex: "v",
+    subtask: subtaskIndex,
+    records: 1,
+    preview: ["x"],
+    truncated: false,
+    files: [],
+  };
+}
+
+describe("what a run produced", () => {
+  it("groups sink outputs by node, subtasks in order", () => {
+    const grouped = sinksByNode([sink(4, 1), sink(6, 0), sink(4, 0)]);
+    expect([...grouped.keys()]).toEqual([4, 6]);
+    expect(grouped.get(4)?.map((s) => s.subtask)).toEqual([0, 1]);
+  });
+
+  it("lists failed attempts newest first, saying which were retried", () => {
+    const retried = subtask({
+      subtask: 0,
+      attempt: 1,
+      state: "FINISHED",
+      attempts: [
+        attempt({ state: "FAILED", endTime: 10, error: "Map (node 2): boom" }),
+        attempt({ attempt: 1, state: "FINISHED", endTime: 12 }),
+      ],
+    });
+    const failed = subtask({
+      subtask: 1,
+      state: "FAILED",
+      attempts: [attempt({ state: "FAILED", endTime: 11, error: null })],
+    });
+    const list = failedAttempts([vertex()], new Map([[MAP_VERTEX, [retried, failed]]]));
+    expect(list.map((item) => [item.subtask, item.attempt, item.retried, item.error])).toEqual([
+      [1, 0, false, "(no error text)"],
+      [0, 0, true, "Map (node 2): boom"],
+    ]);
+    expect(list[0]?.vertexName).toBe("Map");
+  });
+});
