@@ -1,4 +1,5 @@
 import type { VersionRef, VersionSummary } from "../api/resources";
+import { RunVersion } from "../runs/RunVersion";
 import { timeAgo, versionLabel } from "./history";
 
 export type Side = "from" | "to";
@@ -20,6 +21,11 @@ export function VersionRow(props: {
   readonly pair: Pair | null;
   readonly onPick: (side: Side, ref: VersionRef) => void;
   readonly onOpenDiff: (from: VersionRef, to: VersionRef) => void;
+  /** Set for editors: the version can be run on Spark from its row. */
+  readonly run?: {
+    readonly pipelineId: number;
+    readonly onRevealNode?: ((node: number) => void) | undefined;
+  } | null;
 }) {
   const { reference, version, pair, onPick, name } = props;
   const previous = typeof reference === "number" && reference > 1 ? reference - 1 : null;
@@ -56,6 +62,13 @@ export function VersionRow(props: {
               </time>{" "}
               · rev {version.revision}
             </span>
+            {props.run != null && (
+              <RunVersion
+                pipelineId={props.run.pipelineId}
+                version={version.number}
+                onReveal={props.run.onRevealNode}
+              />
+            )}
           </>
         )}
       </div>

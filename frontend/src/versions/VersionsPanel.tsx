@@ -22,8 +22,11 @@ export function VersionsPanel(props: {
   readonly revision: number;
   readonly canEdit: boolean;
   readonly onOpenDiff: (from: api.VersionRef, to: api.VersionRef) => void;
+  /** Point at a node on the canvas (a problem that stops a version from running). */
+  readonly onRevealNode?: (node: number) => void;
 }) {
   const { pipelineId, revision, canEdit, onOpenDiff } = props;
+  const run = canEdit ? { pipelineId, onRevealNode: props.onRevealNode } : null;
   const [reloads, setReloads] = useState(0);
   const [picked, setPicked] = useState<Pair | null>(null);
   const load = useCallback(
@@ -103,6 +106,7 @@ export function VersionsPanel(props: {
                 pair={pair}
                 onPick={pick}
                 onOpenDiff={onOpenDiff}
+                run={run}
               />
             ))}
           </ol>
