@@ -1,14 +1,15 @@
 import { useState } from "react";
 
 import { navigate } from "../app/router";
+import { RunsPanel } from "../runs/RunsPanel";
 import { VersionsPanel } from "../versions/VersionsPanel";
 import { useDocumentStore, useEditor } from "./context";
 import { Inspector } from "./Inspector";
 import type { Notify } from "./notices";
 
-type Side = "properties" | "versions";
+type Side = "properties" | "versions" | "runs";
 
-/** The right-hand panel: the inspector, or the pipeline's versions. */
+/** The right-hand panel: the inspector, the pipeline's versions, or its runs. */
 export function SidePanel({
   pipelineId,
   notify,
@@ -16,7 +17,7 @@ export function SidePanel({
   readonly pipelineId: number;
   readonly notify: Notify;
 }) {
-  const { canEdit } = useEditor();
+  const { canEdit, selection } = useEditor();
   const revision = useDocumentStore((state) => state.revision);
   const [side, setSide] = useState<Side>("properties");
   return (
@@ -42,11 +43,20 @@ export function SidePanel({
         >
           Versions
         </button>
+        <button
+          type="button"
+          className={side === "runs" ? "tab is-active" : "tab"}
+          onClick={() => {
+            setSide("runs");
+          }}
+          data-testid="side-runs"
+        >
+          Runs
+        </button>
       </nav>
       <div className="editor__side-body">
-        {side === "properties" ? (
-          <Inspector onNotice={notify} />
-        ) : (
+        {side === "properties" && <Inspector onNotice={notify} />}
+        {side === "versions" && (
           <VersionsPanel
             pipelineId={pipelineId}
             revision={revision}
@@ -54,8 +64,12 @@ export function SidePanel({
             onOpenDiff={(from, to) => {
               navigate({ page: "diff", pipeline: pipelineId, from, to });
             }}
+            onRevealNode={(node) => {
+              selection.getState().reveal([node]);
+            }}
           />
         )}
+        {side === "runs" && <RunsPanel pipelineId={pipelineId} />}
       </div>
     </aside>
   );
