@@ -92,8 +92,8 @@ describe("canvas model", () => {
   it("hands back the same objects and arrays for what did not change", () => {
     const model = new CanvasModel();
     const document = editsDocument();
-    const plan = planOf(document);
-    const first = model.build(inputs(document, { plan }));
+    const base = inputs(document);
+    const first = model.build(base);
     const renamed = edited(document, {
       kind: "set_field",
       element: "node",
@@ -101,7 +101,7 @@ describe("canvas model", () => {
       field: "name",
       value: "Parse",
     });
-    const second = model.build(inputs(renamed, { plan }));
+    const second = model.build({ ...base, document: renamed });
     // Only the view of node 2 changed: React Flow's elements are untouched.
     expect(second.nodes).toBe(first.nodes);
     expect(second.edges).toBe(first.edges);
@@ -109,8 +109,11 @@ describe("canvas model", () => {
     expect(second.operators.get("1")).toBe(first.operators.get("1"));
     expect(second.operators.get("2")?.node.name).toBe("Parse");
     expect(second.edgeViews.get("1-2-0-0")).toBe(first.edgeViews.get("1-2-0-0"));
+    // The edit copied the edge list without changing it: nothing about edges is rebuilt.
+    expect(renamed.edges).not.toBe(document.edges);
+    expect(second.edgeViews).toBe(first.edgeViews);
 
-    const again = model.build(inputs(renamed, { plan }));
+    const again = model.build({ ...base, document: renamed });
     expect(again.changed).toEqual([]);
   });
 

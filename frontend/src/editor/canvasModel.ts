@@ -421,6 +421,8 @@ export class CanvasModel {
     readonly views: ReadonlyMap<string, EdgeView>;
   } | null = null;
 
+  /** The last edge list seen, kept while edits copy the list without changing it. */
+  private streamEdges: readonly StreamEdge[] = NO_EDGES;
   private readonly stored = new WeakMap<StreamNode, CanvasPosition | null>();
   private readonly diagnosticsOf = lastOf((list: readonly Diagnostic[]) =>
     diagnosticsByElement(list),
@@ -455,17 +457,23 @@ export class CanvasModel {
 
   build(inputs: CanvasInputs): CanvasFrame {
     const previous = this.frame;
+    // An edit copies the edge list even when it changes a node only: the same edges in
+    // a new array are taken as the list seen before, so what is built from it is kept.
+    const edges = inputs.document.edges ?? NO_EDGES;
+    if (!sameItems(this.streamEdges, edges)) {
+      this.streamEdges = edges;
+    }
     const changed: string[] = [];
     const { operators, operatorNodes, positions } = this.buildOperators(inputs, previous, changed);
     const { chains, chainNodes } = this.buildChains(inputs.plan, positions, previous, changed);
-    const { edgeViews, edges } = this.buildEdges(inputs, previous, changed);
+    const { edgeViews, edges: flowEdges } = this.buildEdges(inputs, previous, changed);
     gone(previous.operators, operators, changed);
     gone(previous.chains, chains, changed);
     gone(previous.edgeViews, edgeViews, changed);
     const nodes = sameOr(previous.nodes, [...chainNodes, ...operatorNodes]);
     this.frame = {
       nodes,
-      edges,
+      edges: flowEdges,
       operators,
       chains,
       edgeViews,
@@ -496,7 +504,7 @@ export class CanvasModel {
     const { document, plan } = inputs;
     const diagnostics = this.diagnosticsOf(plan?.diagnostics ?? NO_DIAGNOSTICS);
     const presence = this.presenceOf(inputs.others);
-    const inputTypes = this.inputTypesOf(document.edges ?? NO_EDGES);
+    const inputTypes = this.inputTypesOf(this.streamEdges);
     const heads = this.headsOf(plan?.vertices ?? null);
     const unplaced = document.nodes.some((node) => this.positionOf(node) === null);
     const fallback = unplaced ? this.fallbackOf(document) : null;
@@ -514,22 +522,39 @@ export class CanvasModel {
       const spec = inputs.specs.get(node.operator ?? "") ?? null;
       const handles = inputHandles(spec, inputTypes.get(node.id));
       const before = previous.operators.get(id);
-      const view: OperatorView = {
-        node,
-        spec,
-        parallelism: effectiveParallelism(document, node),
-        parallelismIsDefault: (node.parallelism ?? -1) <= 0,
-        operatorId: facts?.operatorId ?? null,
-        vertex: facts?.vertex ?? null,
-        chainHead: heads.has(node.id),
-        inputHandles: handles,
-        diagnostics: diagnostics.nodes.get(node.id) ?? NO_DIAGNOSTICS,
-        presence: presence.nodes.get(node.id) ?? NO_MARKS,
-      };
-      if (before !== undefined && sameOperatorView(before, view)) {
+      const parallelism = effectiveParallelism(document, node);
+      const parallelismIsDefault = (node.parallelism ?? -1) <= 0;
+      const operatorId = facts?.operatorId ?? null;
+      const vertex = facts?.vertex ?? null;
+      const chainHead = heads.has(node.id);
+      const nodeDiagnostics = diagnostics.nodes.get(node.id) ?? NO_DIAGNOSTICS;
+      const nodePresence = presence.nodes.get(node.id) ?? NO_MARKS;
+      if (
+        before?.node === node &&
+        before.spec === spec &&
+        before.parallelism === parallelism &&
+        before.parallelismIsDefault === parallelismIsDefault &&
+        before.operatorId === operatorId &&
+        before.vertex === vertex &&
+        before.chainHead === chainHead &&
+        before.inputHandles === handles &&
+        sameDiagnostics(before.diagnostics, nodeDiagnostics) &&
+        sameMarks(before.presence, nodePresence)
+      ) {
         operators.set(id, before);
       } else {
-        operators.set(id, view);
+        operators.set(id, {
+          node,
+          spec,
+          parallelism,
+          parallelismIsDefault,
+          operatorId,
+          vertex,
+          chainHead,
+          inputHandles: handles,
+          diagnostics: nodeDiagnostics,
+          presence: nodePresence,
+        });
         changed.push(id);
       }
 
@@ -626,8 +651,8 @@ export class CanvasModel {
     previous: CanvasFrame,
     changed: string[],
   ): { edgeViews: ReadonlyMap<string, EdgeView>; edges: FlowEdge[] } {
-    const { document, plan } = inputs;
-    const streamEdges = document.edges ?? NO_EDGES;
+    const { plan } = inputs;
+    const streamEdges = this.streamEdges;
     const diagnostics = this.diagnosticsOf(plan?.diagnostics ?? NO_DIAGNOSTICS);
     const presence = this.presenceOf(inputs.others);
     // Everything an edge's element or view is made of.
@@ -685,21 +710,6 @@ export class CanvasModel {
     this.lastEdges = { inputs: sources, edges: result.edges, views };
     return result;
   }
-}
-
-function sameOperatorView(a: OperatorView, b: OperatorView): boolean {
-  return (
-    a.node === b.node &&
-    a.spec === b.spec &&
-    a.parallelism === b.parallelism &&
-    a.parallelismIsDefault === b.parallelismIsDefault &&
-    a.operatorId === b.operatorId &&
-    a.vertex === b.vertex &&
-    a.chainHead === b.chainHead &&
-    a.inputHandles === b.inputHandles &&
-    sameDiagnostics(a.diagnostics, b.diagnostics) &&
-    sameMarks(a.presence, b.presence)
-  );
 }
 
 function sameEdgeView(a: EdgeView, b: EdgeView): boolean {

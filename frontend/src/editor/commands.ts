@@ -219,22 +219,29 @@ export function withForwardFixes(
     after = applyEdit(after, edit).document;
   }
   const byId = new Map(after.nodes.map((node) => [node.id, node]));
-  const keys = edgeKeys(after);
-  const switched: EdgeKey[] = [];
+  const broken: number[] = [];
   documentEdges(after).forEach((edge, index) => {
     const from = byId.get(edge.source);
     const to = byId.get(edge.target);
-    const key = keys[index];
     if (
       edge.partitioner === "FORWARD" &&
       from !== undefined &&
       to !== undefined &&
-      key !== undefined &&
       effectiveParallelism(after, from) !== effectiveParallelism(after, to)
     ) {
-      switched.push(key);
+      broken.push(index);
     }
   });
+  // Keys only when there is an edge to switch: on every parallelism edit of a large
+  // pipeline this runs on the way from the keystroke to the canvas.
+  const keys = broken.length === 0 ? [] : edgeKeys(after);
+  const switched: EdgeKey[] = [];
+  for (const index of broken) {
+    const key = keys[index];
+    if (key !== undefined) {
+      switched.push(key);
+    }
+  }
   return {
     edits: [
       ...edits,
