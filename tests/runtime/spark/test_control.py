@@ -142,3 +142,20 @@ def test_a_run_cancelled_before_it_starts_runs_nothing(spark: Session, run_event
     monitor = monitor_of(plan, log.settle())
     assert monitor.all_terminal()
     assert {e.state for e in log.events} == {ExecutionState.CREATED, ExecutionState.CANCELED}
+
+
+def test_a_run_over_its_time_limit_is_stopped_and_fails(spark: Session, run_events):
+    plan = plan_of(endless_job())
+    log = run_events()
+    started = time.monotonic()
+    result = run_spark(spark, plan, log, timeout=3)
+    assert time.monotonic() - started < 15
+    assert result.outcome is RunOutcome.FAILED
+    assert result.error == "the run took longer than 3 s and was stopped"
+    monitor = monitor_of(plan, log.settle())
+    assert monitor.all_terminal()
+    assert all(
+        monitor.subtask_state(v.id, i) is ExecutionState.CANCELED
+        for v in plan.vertices
+        for i in range(v.parallelism)
+    )
