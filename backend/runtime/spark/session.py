@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import sys
 import tempfile
 import threading
@@ -167,7 +166,6 @@ def stop_session() -> None:
             return
         session.listener.detach(session.context)
         session.spark.stop()
-        shutil.rmtree(_pools_folder(), ignore_errors=True)
 
 
 def _start(settings: SparkSettings) -> Session:
@@ -181,10 +179,14 @@ def _start(settings: SparkSettings) -> Session:
 
     started = time.perf_counter()
     builder = SparkSession.builder.master(settings.master).appName(settings.app_name)
-    conf = {"spark.scheduler.allocation.file": _fair_pools_file(), **settings.spark_conf()}
-    for key, value in conf.items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    pools = _fair_pools_file()
+    try:
+        conf = {"spark.scheduler.allocation.file": pools, **settings.spark_conf()}
+        for key, value in conf.items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+    finally:
+        os.unlink(pools)  # read once, while the SparkContext starts
     spark.sparkContext.setLogLevel(settings.log_level)
     listener = ListenerHub()
     listener.attach(spark.sparkContext)
@@ -215,13 +217,8 @@ _FAIR_POOLS = """<?xml version="1.0"?>
 
 def _fair_pools_file() -> str:
     """Spark's scheduler pools: jobs share the default pool fairly, not first come first
-    served, so a run started while another runs gets cores at once."""
-    folder = _pools_folder()
-    folder.mkdir(exist_ok=True)
-    path = folder / "fairscheduler.xml"
-    path.write_text(_FAIR_POOLS, encoding="utf-8")
-    return str(path)
-
-
-def _pools_folder() -> Path:
-    return Path(tempfile.gettempdir()) / f"streamgraph-spark-{os.getpid()}"
+    served, so a run started while another runs gets a slot as soon as one frees."""
+    handle, path = tempfile.mkstemp(prefix="streamgraph-pools-", suffix=".xml")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(_FAIR_POOLS)
+    return path
