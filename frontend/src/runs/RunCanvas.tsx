@@ -100,15 +100,15 @@ function RunFlow() {
 
   useEffect(() => {
     const vertex = view.getState().vertex;
-    if (focusSerial > 0 && vertex !== null) {
-      void flow.fitView({
-        nodes: [{ id: vertexNodeId(vertex) }],
+    const box = layout?.boxes.find((item) => item.vertex === vertex);
+    if (focusSerial > 0 && box !== undefined) {
+      // Centre the vertex; zoom in only as far as reading its figures needs.
+      void flow.setCenter(box.x + box.width / 2, box.y + box.height / 2, {
+        zoom: Math.min(Math.max(flow.getZoom(), 0.6), 1),
         duration: 300,
-        maxZoom: 1.1,
-        padding: 0.5,
       });
     }
-  }, [focusSerial, flow, view]);
+  }, [focusSerial, flow, view, layout]);
 
   if (layout === null) {
     return <div className="page-loading">The version's graph could not be read.</div>;

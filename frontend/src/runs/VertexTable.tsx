@@ -19,11 +19,11 @@ export function VertexTable() {
             <th>Name</th>
             <th>Status</th>
             <th>Subtasks</th>
-            <th className="num">Parallelism</th>
             <th className="num">Records in</th>
             <th className="num">Records out</th>
-            <th>Start</th>
             <th className="num">Duration</th>
+            <th className="num">Parallelism</th>
+            <th>Start</th>
           </tr>
         </thead>
         <tbody>
@@ -60,14 +60,14 @@ const VertexRow = memo(function VertexRow({ vertex }: { readonly vertex: RunVert
         <StateBar counts={vertex.statusCounts} />
         <StateCounts counts={vertex.statusCounts} />
       </td>
+      <td className="num">{formatCount(vertex.recordsIn)}</td>
+      <td className="num">{formatCount(vertex.recordsOut)}</td>
+      <td className="num">{formatDuration(spanDuration(vertex, now))}</td>
       <td className="num">
         {vertex.parallelism}
         <span className="muted"> / {vertex.maxParallelism}</span>
       </td>
-      <td className="num">{formatCount(vertex.recordsIn)}</td>
-      <td className="num">{formatCount(vertex.recordsOut)}</td>
       <td className="mono">{formatClock(vertex.startTime)}</td>
-      <td className="num">{formatDuration(spanDuration(vertex, now))}</td>
     </tr>
   );
 });
