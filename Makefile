@@ -92,6 +92,7 @@ fmt: $(INSTALLED) $(NODE_STAMP)
 
 bench: $(INSTALLED) $(FRONTEND_STAMP) $(CHROMIUM)
 	PYTHONPATH=backend $(PY) -m benchmarks.compiler_bench
+	PYTHONPATH=backend $(PY) -m benchmarks.runnability_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.coediting_bench
 	npm run bench:canvas
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -293,10 +292,10 @@ def test_fixtures_whose_logic_is_expressions_have_no_errors():
     assert {"simple-chain", "partition-hash", "windows", "union-two", "connect-comap"} <= runnable
 
 
-def test_large_documents_are_checked_quickly():
-    """The editor checks every edit: once a document's expressions are cached, a check of
-    5,000 operators is a pass over dicts. Timed relative to the first check, so a busy
-    machine does not make it fail."""
+def test_large_documents_check_the_same_from_the_cache():
+    """The editor checks every edit of documents up to 5,000 operators; the second check
+    answers from cached expressions and must say exactly what the first said. (How long
+    either takes is measured by `make bench`: benchmarks/runnability_bench.py.)"""
     doc = Doc().node(1, "source.sequence", {"from": 1, "to": 3})
     for node in range(2, 5001):
         if node % 3:
@@ -304,11 +303,9 @@ def test_large_documents_are_checked_quickly():
         else:
             doc.node(node, "filter", {"predicate": f"x % {node} == 0"})
         doc.edge(node - 1, node, "HASH" if node % 7 == 0 else "FORWARD", key=f"x % {node}")
+    doc.node(5001, "map", {"fn": "x +"})
+    doc.edge(5000, 5001)
     document = doc.build()
-    start = time.perf_counter()
-    assert runnability(document) == []  # the first check compiles 5,000 new expressions
-    first = time.perf_counter() - start
-    start = time.perf_counter()
-    assert runnability(document) == []
-    again = time.perf_counter() - start
-    assert again * 5 < first and again < 2.0, (first, again)
+    first = runnability(document)
+    assert [(d.code, d.location.node) for d in first] == [("param.invalid-expression", 5001)]
+    assert runnability(document) == first
