@@ -2,7 +2,7 @@ import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
 
 import { subtasksOf, vertexOf } from "../store/run";
-import { useNow, useRun, useRunView } from "./context";
+import { useNow, useRun, useRunActive, useRunView } from "./context";
 import { formatCompact, formatDuration, spanDuration } from "./format";
 import type { RunVertexFlowNode } from "./RunCanvas";
 import { vertexTrouble } from "./runCanvasModel";
@@ -16,7 +16,8 @@ export const RunVertexBox = memo(function RunVertexBox({ data }: NodeProps<RunVe
   const vertex = useRun((state) => vertexOf(state, id));
   const trouble = useRun((state) => vertexTrouble(subtasksOf(state, id)));
   const selected = useRunView((state) => state.vertex === id);
-  const now = useNow(vertex !== undefined && vertex.startTime !== null && vertex.endTime === null);
+  const active = useRunActive();
+  const now = useNow(active && vertex?.startTime != null && vertex.endTime === null);
   if (vertex === undefined) {
     return <div className="run-vertex run-vertex--unknown" />;
   }

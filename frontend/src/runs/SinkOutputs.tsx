@@ -1,7 +1,7 @@
 import { useState } from "react";
 
-import { isActive, type SinkOutput } from "../api/runs";
-import { useRun, useRunPage } from "./context";
+import type { SinkOutput } from "../api/runs";
+import { useRun, useRunActive, useRunPage } from "./context";
 import { formatCount, plural } from "./format";
 import { sinksByNode } from "./outcomes";
 import { nodeLabel } from "./planFacts";
@@ -15,7 +15,7 @@ const SINK_PAGE = 32;
 export function SinkOutputs() {
   const { nodeNames } = useRunPage();
   const sinks = useRun((state) => state.info?.sinks ?? []);
-  const active = useRun((state) => state.info !== null && isActive(state.info.status));
+  const active = useRunActive();
   if (sinks.length === 0) {
     return (
       <p className="muted" data-testid="sink-empty">

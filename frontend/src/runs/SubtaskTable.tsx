@@ -45,7 +45,8 @@ export function SubtaskTable({
   const [order, setOrder] = useState<SortOrder>({ key: "subtask", descending: false });
   const [page, setPage] = useState(0);
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
-  const now = useNow(active && order.key === "duration");
+  // Running subtasks' durations grow every second.
+  const now = useNow(active);
   const failedEver = useMemo(() => withFailures(subtasks), [subtasks]);
   const rows = sortSubtasks(filterByState(failedOnly ? failedEver : subtasks, states), order, now);
   const shown = pageOf(rows, page);

@@ -1,7 +1,6 @@
-import { isActive } from "../api/runs";
 import { subtasksOf, vertexOf } from "../store/run";
 import { CopyId } from "../ui/CopyId";
-import { useRun, useRunPage, useRunView } from "./context";
+import { useRun, useRunActive, useRunPage, useRunView } from "./context";
 import { formatCount } from "./format";
 import { SkewChart } from "./SkewChart";
 import { StateBar, StateCounts } from "./StateBar";
@@ -16,7 +15,7 @@ export function VertexPanel() {
   const id = selected ?? first;
   const vertex = useRun((state) => (id === null ? undefined : vertexOf(state, id)));
   const subtasks = useRun((state) => (id === null ? [] : subtasksOf(state, id)));
-  const active = useRun((state) => state.info !== null && isActive(state.info.status));
+  const active = useRunActive();
   if (vertex === undefined) {
     return <p className="muted">No vertex to show.</p>;
   }

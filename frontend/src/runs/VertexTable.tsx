@@ -2,7 +2,7 @@ import { memo } from "react";
 
 import type { RunVertex } from "../api/runs";
 import { subtasksOf } from "../store/run";
-import { useNow, useRun, useRunPage, useRunView } from "./context";
+import { useNow, useRun, useRunActive, useRunPage, useRunView } from "./context";
 import { formatClock, formatCount, formatDuration, spanDuration } from "./format";
 import { vertexTrouble } from "./runCanvasModel";
 import { StateBar, StateCounts } from "./StateBar";
@@ -40,7 +40,8 @@ const VertexRow = memo(function VertexRow({ vertex }: { readonly vertex: RunVert
   const { view } = useRunPage();
   const selected = useRunView((state) => state.vertex === vertex.id);
   const trouble = useRun((state) => vertexTrouble(subtasksOf(state, vertex.id)));
-  const now = useNow(vertex.startTime !== null && vertex.endTime === null);
+  const active = useRunActive();
+  const now = useNow(active && vertex.startTime !== null && vertex.endTime === null);
   return (
     <tr
       className={`run-table__row${selected ? " is-selected" : ""}`}

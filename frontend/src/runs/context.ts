@@ -9,6 +9,7 @@ import { createContext, useContext, useEffect, useState } from "react";
 import { useStore } from "zustand";
 import { createStore, type StoreApi } from "zustand/vanilla";
 
+import { isActive } from "../api/runs";
 import type { StreamGraphDocument } from "../graph/streamgraph";
 import type { RunStore, RunWatchState } from "../store/run";
 import type { VertexFacts } from "./planFacts";
@@ -72,6 +73,11 @@ export function useRun<T>(selector: (state: RunWatchState) => T): T {
 
 export function useRunView<T>(selector: (state: RunViewState) => T): T {
   return useStore(useRunPage().view, selector);
+}
+
+/** True while the watched run may still change. */
+export function useRunActive(): boolean {
+  return useRun((state) => state.info !== null && isActive(state.info.status));
 }
 
 /** The time now (ms), renewed every `intervalMs` while `ticking`. */
