@@ -2,7 +2,7 @@ import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 
 import { ApiError } from "../api/http";
-import { cancelRun, isActive, startRun } from "../api/runs";
+import { cancelRun, isActive, startRun, type RunInfo } from "../api/runs";
 import { navigate } from "../app/router";
 import { receiveDetail } from "../store/run";
 import { errorText } from "../ui/useResource";
@@ -37,7 +37,7 @@ export function RunHeader({ pipelineName }: { readonly pipelineName: string | nu
       </h1>
       <StatusBadge status={info.status} testId="run-status" />
       <RunClock />
-      <span className="run-header__meta muted">
+      <span className="run-header__meta muted" title={runFacts(info)}>
         by {info.startedBy?.username ?? "unknown"} ·{" "}
         {formatDateTime(info.startedAt ?? info.createdAt)} ·{" "}
         <code title="Spark master">{info.sparkMaster}</code>
@@ -47,6 +47,20 @@ export function RunHeader({ pipelineName }: { readonly pipelineName: string | nu
       <RunActions />
     </header>
   );
+}
+
+/** Where and how the run ran, one fact a line, for the header's tooltip. */
+function runFacts(info: RunInfo): string {
+  const details = Object.entries(info.details).map(
+    ([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`,
+  );
+  return [
+    `created ${info.createdAt}`,
+    `started ${info.startedAt ?? "–"}`,
+    `finished ${info.finishedAt ?? "–"}`,
+    `worker ${info.worker ?? "–"}`,
+    ...details,
+  ].join("\n");
 }
 
 /** The run's duration, ticking while it runs; the queue time before it starts. */
