@@ -94,6 +94,8 @@ bench: $(INSTALLED) $(FRONTEND_STAMP) $(CHROMIUM)
 	PYTHONPATH=backend $(PY) -m benchmarks.compiler_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.runnability_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.coediting_bench
+	PYTHONPATH=backend $(PY) -m benchmarks.spark_bench --postgres-url "$(TEST_POSTGRES_URL)" \
+		$(SPARK_BENCH_FLAGS)
 	npm run bench:canvas
 
 clean:
