@@ -54,6 +54,7 @@ import statistics
 import string
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -135,10 +136,14 @@ def count_lines(path: Path) -> int:
 # CPU time of process trees --------------------------------------------------------------------
 
 
-def _processes() -> dict[int, tuple[int, float]]:
-    """pid -> (parent pid, CPU seconds of it and of its children it has waited for)."""
+Process = tuple[int, int]
+"""A process: (pid, start time in clock ticks since boot), so a reused pid is another."""
+
+
+def _processes() -> dict[int, tuple[int, Process, float]]:
+    """pid -> (parent pid, the process, its own CPU seconds so far)."""
     tick = os.sysconf("SC_CLK_TCK")
-    table: dict[int, tuple[int, float]] = {}
+    table: dict[int, tuple[int, Process, float]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -148,28 +153,65 @@ def _processes() -> dict[int, tuple[int, float]]:
         except OSError:
             continue
         fields = text[text.rfind(")") + 2 :].split()
-        # Fields 4 and 14-17 of proc(5): ppid, utime, stime, cutime, cstime.
-        ticks = sum(int(value) for value in fields[11:15])
-        table[int(entry.name)] = (int(fields[1]), ticks / tick)
+        # Fields 4, 14, 15 and 22 of proc(5): ppid, utime, stime, starttime.
+        pid = int(entry.name)
+        cpu = (int(fields[11]) + int(fields[12])) / tick
+        table[pid] = (int(fields[1]), (pid, int(fields[19])), cpu)
     return table
 
 
-def tree_cpu(root: int, *, without: int | None = None) -> float:
-    """CPU seconds used so far by `root` and its descendants (not the `without` subtree)."""
-    if not Path("/proc/self/stat").exists():
-        return float("nan")
+def _tree(root: int, without: int | None) -> dict[Process, float]:
+    """CPU seconds so far of `root` and each of its descendants (not the `without` subtree)."""
     table = _processes()
     children: dict[int, list[int]] = defaultdict(list)
-    for pid, (parent, _) in table.items():
+    for pid, (parent, _, _) in table.items():
         children[parent].append(pid)
-    total, stack = 0.0, [root]
+    result: dict[Process, float] = {}
+    stack = [root]
     while stack:
         pid = stack.pop()
         if pid == without or pid not in table:
             continue
-        total += table[pid][1]
+        _, process, cpu = table[pid]
+        result[process] = cpu
         stack.extend(children[pid])
-    return total
+    return result
+
+
+class CpuMeter:
+    """CPU seconds a process tree uses during a `with` block.
+
+    Own times only, sampled every `period` seconds: Spark's Python worker daemon ignores
+    SIGCHLD, so the time of a worker that exits is never added to a parent's children
+    times; a process that ends between samples loses at most its last `period`.
+    """
+
+    def __init__(self, root: int, *, without: int | None = None, period: float = 1.0) -> None:
+        self.root, self.without, self.period = root, without, period
+        self.first: dict[Process, float] = {}
+        self.last: dict[Process, float] = {}
+        self.seconds = float("nan")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="cpu-meter", daemon=True)
+
+    def __enter__(self) -> CpuMeter:
+        if Path("/proc/self/stat").exists():
+            self.first = _tree(self.root, self.without)
+            self.last = dict(self.first)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self._thread.is_alive():
+            return
+        self._stop.set()
+        self._thread.join()
+        self.last.update(_tree(self.root, self.without))
+        self.seconds = sum(cpu - self.first.get(p, 0.0) for p, cpu in self.last.items())
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.period):
+            self.last.update(_tree(self.root, self.without))
 
 
 def load() -> float:
@@ -269,18 +311,17 @@ class StudioWordCount:
     pipeline: int
 
     def run(self, path: str) -> tuple[Timing, dict[str, Any]]:
-        before = tree_cpu(self.server_pid)
-        started = time.perf_counter()
-        run = self.studio.start_run(self.pipeline, {"1": {"path": path}})
-        followed = asyncio.run(follow(self.studio.host, self.studio.token, run))
-        wall = followed.ended_at - started
-        cpu = tree_cpu(self.server_pid) - before
+        with CpuMeter(self.server_pid) as cpu:
+            started = time.perf_counter()
+            run = self.studio.start_run(self.pipeline, {"1": {"path": path}})
+            followed = asyncio.run(follow(self.studio.host, self.studio.token, run))
+            wall = followed.ended_at - started
         detail = self.studio.run_detail(run)
         if detail["status"] != "FINISHED":
             raise RuntimeError(
                 f"the studio's run {run} ended {detail['status']}: {detail['error']}"
             )
-        return Timing(wall, cpu, detail["details"].get("seconds")), detail
+        return Timing(wall, cpu.seconds, detail["details"].get("seconds")), detail
 
 
 @dataclass
@@ -291,12 +332,11 @@ class HandWritten:
     def run(
         self, program: Callable[[Any, str, int], list[tuple[str, int]]], path: Path, p: int
     ) -> tuple[Timing, list[tuple[str, int]]]:
-        me = os.getpid()
-        before = tree_cpu(me, without=self.server_pid)
-        started = time.perf_counter()
-        result = program(self.spark, path.resolve().as_uri(), p)
-        wall = time.perf_counter() - started
-        return Timing(wall, tree_cpu(me, without=self.server_pid) - before), result
+        with CpuMeter(os.getpid(), without=self.server_pid) as cpu:
+            started = time.perf_counter()
+            result = program(self.spark, path.resolve().as_uri(), p)
+            wall = time.perf_counter() - started
+        return Timing(wall, cpu.seconds), result
 
 
 def verify(
@@ -406,12 +446,13 @@ def throughput(args: argparse.Namespace, host: str, server_pid: int, studio: Stu
     print(f"\nWord count, {args.rounds} interleaved rounds (medians; CPU-s of the process tree)")
     print(f"{'job':<12}{'wall s':>9}{'CPU-s':>9}  {'walls':<30}")
     medians: dict[str, float] = {}
+    cpu_medians: dict[str, float] = {}
     for job in JOBS:
         walls = [r.timings[job].wall for r in rounds]
         medians[job] = statistics.median(walls)
-        cpu = statistics.median(r.timings[job].cpu for r in rounds)
+        cpu_medians[job] = statistics.median(r.timings[job].cpu for r in rounds)
         listed = " / ".join(f"{w:.1f}" for w in walls)
-        print(f"{job:<12}{medians[job]:9.2f}{cpu:9.1f}  {listed:<30}")
+        print(f"{job:<12}{medians[job]:9.2f}{cpu_medians[job]:9.1f}  {listed:<30}")
     executors = [r.timings["studio"].executor for r in rounds]
     if all(e is not None for e in executors):
         executor_median = statistics.median(e for e in executors if e is not None)
@@ -426,12 +467,20 @@ def throughput(args: argparse.Namespace, host: str, server_pid: int, studio: Stu
         goal_text = f"   goal <= {goal:.2f}" if goal else ""
         print(
             f"studio / {other:<10} {medians['studio'] / medians[other]:5.2f} of medians "
-            f"(per round {per_round}){goal_text}"
+            f"(per round {per_round}); CPU-s "
+            f"{cpu_medians['studio'] / cpu_medians[other]:.2f}{goal_text}"
         )
     print(
         f"load average (1, 5, 15 min): start {' '.join(f'{x:.1f}' for x in load_start)}, "
         f"end {' '.join(f'{x:.1f}' for x in load_end)}; {os.cpu_count()} cores"
     )
+    print("The studio's vertices in its last round (first subtask start to last end):")
+    for vertex in results["studio"]["vertices"]:
+        print(
+            f"  {vertex['name']:<40}{vertex['parallelism']:>3} subtasks"
+            f"{vertex['recordsIn']:>13,} in{vertex['recordsOut']:>13,} out"
+            f"{vertex['endTime'] - vertex['startTime']:9.2f} s"
+        )
 
     problems = verify(results["studio"], results["RDD"], results["DataFrame"], p)
     counts = dict(results["RDD"])
