@@ -440,6 +440,11 @@ export interface OperatorSpec {
     readonly factory: string;
   };
   readonly params: readonly ParamSpec[];
+  /**
+   * False for kinds that exist so imported PyFlink pipelines run (PyFlink's key map,
+   * side-output maps, FileSink's writer and committer...): kept out of the palette.
+   */
+  readonly palette: boolean;
 }
 
 export interface Catalog {

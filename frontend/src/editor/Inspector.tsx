@@ -21,6 +21,7 @@ import { effectiveParallelism } from "./canvasModel";
 import { withForwardFixes } from "./commands";
 import { useDocumentStore, useEditor, useSelection } from "./context";
 import { CheckField, CommitField, SelectField } from "./fields";
+import type { Notify } from "./notices";
 import {
   paramText,
   parseOptionalText,
@@ -32,7 +33,7 @@ import {
 } from "./values";
 
 /** The right-hand panel: the selected operator, the selected edge, or the pipeline's settings. */
-export function Inspector({ onNotice }: { readonly onNotice: (message: string) => void }) {
+export function Inspector({ onNotice }: { readonly onNotice: Notify }) {
   const document = useDocumentStore((state) => state.document);
   const nodes = useSelection((state) => state.nodes);
   const edges = useSelection((state) => state.edges);
@@ -74,7 +75,7 @@ export function Inspector({ onNotice }: { readonly onNotice: (message: string) =
 }
 
 /** Applies a parallelism change, switching FORWARD edges it would break (one undo step). */
-function useParallelismCommit(onNotice: (message: string) => void) {
+function useParallelismCommit(onNotice: Notify) {
   const { session } = useEditor();
   return (parsed: Parsed, edit: (value: JsonValue) => Edit): void => {
     const store = session.document.getState();
@@ -98,6 +99,7 @@ function useParallelismCommit(onNotice: (message: string) => void) {
         .join(", ");
       onNotice(
         `FORWARD cannot cross a parallelism change, so ${list} now use${switched.length === 1 ? "s" : ""} REBALANCE (Undo reverts both).`,
+        "info",
       );
     }
   };

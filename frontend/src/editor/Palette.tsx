@@ -24,10 +24,11 @@ export function Palette({ onNotice }: { readonly onNotice: (message: string) => 
   const needle = filter.trim().toLowerCase();
   const shown = catalog.operators.filter(
     (spec) =>
-      needle === "" ||
-      spec.label.toLowerCase().includes(needle) ||
-      spec.kind.includes(needle) ||
-      spec.description.toLowerCase().includes(needle),
+      spec.palette &&
+      (needle === "" ||
+        spec.label.toLowerCase().includes(needle) ||
+        spec.kind.includes(needle) ||
+        spec.description.toLowerCase().includes(needle)),
   );
 
   const add = (spec: OperatorSpec): void => {

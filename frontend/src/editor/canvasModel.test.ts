@@ -234,6 +234,7 @@ describe("canvas model", () => {
       keyed: false,
       defaults: { name: "Source: Sequence", chainingStrategy: "ALWAYS", factory: "SOURCE" },
       params: [],
+      palette: true,
     } as const;
     const frame = new CanvasModel().build(
       inputs(document, { plan: null, specs: new Map([["source.sequence", source]]) }),

@@ -36,6 +36,7 @@ function spec(overrides: Partial<OperatorSpec> = {}): OperatorSpec {
         help: "",
       },
     ],
+    palette: true,
     ...overrides,
   };
 }
