@@ -60,6 +60,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -204,7 +205,11 @@ USE_TZ = True
 # The built browser app (`npm run build`), served at `/` by `config/frontend.py`.
 FRONTEND_DIST_DIR = Path(os.environ.get("FRONTEND_DIST_DIR", str(REPO_ROOT / "frontend" / "dist")))
 
+# The admin's and the browsable API's own CSS and scripts, served by WhiteNoise from
+# the apps' folders (its finders), or from STATIC_ROOT after `collectstatic` (the image).
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # empty until collectstatic; WhiteNoise wants it there
+WHITENOISE_USE_FINDERS = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

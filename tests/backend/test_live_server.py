@@ -201,3 +201,19 @@ def test_two_users_co_edit_version_and_diff_over_http_and_websockets(server: str
     assert diff["savepoint"]["compatible"] is False
     status, body = anonymous.call("GET", f"/api/pipelines/{pipeline['id']}/")
     assert status == 401 and body["error"]["code"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/static/admin/css/base.css", "/static/rest_framework/css/default.css"]
+)
+def test_the_admin_and_browsable_api_get_their_css(server: str, path: str) -> None:
+    with urllib.request.urlopen(f"http://{server}{path}", timeout=10) as response:
+        assert response.status == 200
+        assert response.headers["Content-Type"].startswith("text/css")
+        assert len(response.read()) > 1000
+
+
+def test_a_missing_static_file_is_404(server: str) -> None:
+    with pytest.raises(urllib.error.HTTPError) as raised:
+        urllib.request.urlopen(f"http://{server}/static/admin/css/none.css", timeout=10)
+    assert raised.value.code == 404
