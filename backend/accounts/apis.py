@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors, services
+from accounts import attempts, selectors, services
 from accounts.models import Role
 from accounts.permissions import authenticated_user, require_role
 from accounts.serializers import (
@@ -35,6 +35,7 @@ from accounts.serializers import (
     WorkspaceSerializer,
     WorkspaceUpdateSerializer,
 )
+from accounts.services import InvalidCredentials
 from config.openapi import error_responses
 
 _NO_CONTENT = {204: OpenApiResponse(description="Done; no body.")}
@@ -49,10 +50,13 @@ class RegisterApi(APIView):
         tags=["auth"],
         auth=[],
         request=RegisterSerializer,
-        responses={201: RegisteredSerializer, **error_responses(400, 409)},
+        responses={201: RegisteredSerializer, **error_responses(400, 409, 429)},
         summary="Create an account; it comes with an API token and a workspace you own",
     )
     def post(self, request: Request) -> Response:
+        address = attempts.client_address(request)
+        attempts.ensure_allowed(attempts.Attempt.REGISTER, address)
+        attempts.record(attempts.Attempt.REGISTER, address)
         data = RegisterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         registration = services.user_register(
@@ -84,15 +88,21 @@ class TokenApi(APIView):
         tags=["auth"],
         auth=[],
         request=TokenRequestSerializer,
-        responses={200: TokenSerializer, **error_responses(400)},
+        responses={200: TokenSerializer, **error_responses(400, 429)},
         summary="Exchange a username and password for an API token",
     )
     def post(self, request: Request) -> Response:
         data = TokenRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token = services.token_obtain(
-            username=data.validated_data["username"], password=data.validated_data["password"]
-        )
+        address = attempts.client_address(request)
+        attempts.ensure_allowed(attempts.Attempt.SIGN_IN, address)
+        try:
+            token = services.token_obtain(
+                username=data.validated_data["username"], password=data.validated_data["password"]
+            )
+        except InvalidCredentials:
+            attempts.record(attempts.Attempt.SIGN_IN, address)
+            raise
         return Response({"token": token})
 
     @extend_schema(

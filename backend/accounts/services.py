@@ -29,14 +29,16 @@ _SLUG_ATTEMPTS = 50
 LAST_OWNER_MESSAGE = "A workspace needs at least one owner: make another member an owner first."
 
 
+class InvalidCredentials(InvalidRequest):
+    code = "invalid-credentials"
+    default_message = "Unable to log in with the given username and password."
+
+
 def token_obtain(*, username: str, password: str) -> str:
     """The API token of the user with these credentials (created on first use)."""
     user = authenticate(username=username, password=password)
     if user is None:
-        raise InvalidRequest(
-            "Unable to log in with the given username and password.",
-            code="invalid-credentials",
-        )
+        raise InvalidCredentials()
     token, _ = Token.objects.get_or_create(user=user)
     return token.key
 

@@ -3,10 +3,10 @@
 Several StreamGraph Studio processes may share one Redis while serving different
 databases: a developer's `make run`, a test run, the end-to-end suite's server. Their
 pipeline 1 is not the same pipeline, so everything the project keeps or publishes in
-Redis (presence, websocket groups, run channels and control keys, Celery's runs queue)
-is named under the namespace of the database being served. Two processes on the same
-database share it, which is what lets a web server and a worker talk. `REDIS_NAMESPACE`
-sets it explicitly.
+Redis (presence, websocket groups, run channels and control keys, Celery's runs queue,
+Django's cache) is named under the namespace of the database being served. Two
+processes on the same database share it, which is what lets a web server and a worker
+talk. `REDIS_NAMESPACE` sets it explicitly.
 
 The namespace is worked out on each call, not once at start-up: the test runner swaps
 the database for a test database after settings are read.
@@ -29,6 +29,11 @@ def redis_namespace() -> str:
     database = connections["default"].settings_dict
     identity = "|".join(str(database.get(key) or "") for key in ("ENGINE", "HOST", "PORT", "NAME"))
     return _namespace_of(identity)
+
+
+def cache_key(key: str, key_prefix: str, version: int) -> str:
+    """Django's cache `KEY_FUNCTION`: the key under this database's namespace."""
+    return f"{redis_namespace()}:cache:{key_prefix}:{version}:{key}"
 
 
 @lru_cache(maxsize=16)

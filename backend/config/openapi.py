@@ -11,6 +11,7 @@ _DESCRIPTIONS = {
     403: "Your role in the workspace does not allow this.",
     404: "Not found, or not in one of your workspaces.",
     409: "Conflicts with the current state.",
+    429: "Too many attempts from your address; `Retry-After` says when to try again.",
 }
 
 

@@ -113,6 +113,19 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 REDIS_NAMESPACE = os.environ.get("REDIS_NAMESPACE", "")
 
 # Celery queues its tasks through the same Redis.
+# Django's cache (used for the sign-in attempt counts) is Redis, so every process
+# shares it; its keys are named under the namespace too.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_FUNCTION": "config.namespacing.cache_key",
+    },
+}
+
+# Registrations, and failed sign-ins, per client address and minute (accounts/attempts.py).
+AUTH_ATTEMPTS_PER_MINUTE = int(os.environ.get("AUTH_ATTEMPTS_PER_MINUTE", "20"))
+
 CELERY_BROKER_URL = REDIS_URL
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import pytest
+import redis
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import Membership, Role, Workspace
+from config.namespacing import redis_namespace
 from tests.backend.factories import PASSWORD, client_for, make_user
 
 pytestmark = pytest.mark.django_db
@@ -307,3 +310,69 @@ def test_sign_out_leaves_other_users_signed_in() -> None:
     client_for(alice).delete("/api/auth/token/")
 
     assert bobs_client.get("/api/auth/me/").status_code == 200
+
+
+# Password guessing --------------------------------------------------------------------
+
+
+@pytest.fixture
+def address() -> str:
+    """A client address of this test alone: counts of earlier runs stay in Redis a while."""
+    return f"10.{secrets.randbelow(256)}.{secrets.randbelow(256)}.{secrets.randbelow(256)}"
+
+
+def _sign_in(address: str, password: str) -> Any:
+    body = {"username": "alice", "password": password}
+    return APIClient().post("/api/auth/token/", body, format="json", REMOTE_ADDR=address)
+
+
+def test_failed_sign_ins_are_limited_per_address(settings: Any, address: str) -> None:
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 3
+    make_user(username="alice")
+
+    failures = [_sign_in(address, "wrong-guess").status_code for _ in range(3)]
+    refused = _sign_in(address, "wrong-guess")
+    right_password = _sign_in(address, PASSWORD)
+    elsewhere = _sign_in(f"{address}1", PASSWORD)
+
+    assert failures == [400, 400, 400]
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "throttled"
+    assert refused.json()["error"]["message"].startswith("Too many failed sign-ins")
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    # The right password is refused too: a refusal tells a guesser nothing.
+    assert right_password.status_code == 429
+    assert elsewhere.status_code == 200
+
+
+def test_successful_sign_ins_do_not_count(settings: Any, address: str) -> None:
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 2
+    make_user(username="alice")
+
+    statuses = [_sign_in(address, PASSWORD).status_code for _ in range(5)]
+
+    assert statuses == [200] * 5
+
+
+def test_registrations_are_limited_per_address(settings: Any, address: str) -> None:
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 2
+    client = APIClient()
+
+    def register(username: str) -> Any:
+        body = {"username": username, "password": STRONG}
+        return client.post("/api/auth/register/", body, format="json", REMOTE_ADDR=address)
+
+    statuses = [register(name).status_code for name in ("alice", "bob", "carol")]
+
+    assert statuses == [201, 201, 429]
+    assert not User.objects.filter(username="carol").exists()
+
+
+def test_attempt_counts_live_in_redis_under_the_namespace(settings: Any, address: str) -> None:
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 5
+    make_user(username="alice")
+
+    _sign_in(address, "wrong-guess")
+
+    keys = redis.Redis.from_url(settings.REDIS_URL).keys(f"{redis_namespace()}:cache:*{address}*")
+    assert len(keys) == 1
