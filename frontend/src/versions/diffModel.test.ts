@@ -55,6 +55,48 @@ describe("the diff graph", () => {
     expect(graph.counts).toEqual({ added: 3, removed: 3, changed: 2, unchanged: 4 });
   });
 
+  it("draws a removed node clear of the new nodes, below where it stood", () => {
+    const at = (x: number, y: number) => ({ ui: { x, y } });
+    const before: StreamGraphDocument = {
+      format: "streamgraph/v1",
+      name: "replaced",
+      nodes: [
+        { id: 1, name: "Source", ...at(0, 0) },
+        { id: 2, name: "Old map", ...at(300, 0) },
+        { id: 3, name: "Old filter", ...at(300, 100) },
+      ],
+      edges: [],
+    };
+    const after: StreamGraphDocument = {
+      ...before,
+      // The new map takes the old map's spot, and the one under it.
+      nodes: [
+        { id: 1, name: "Source", ...at(0, 0) },
+        { id: 4, name: "New map", ...at(300, 0) },
+        { id: 5, name: "New sink", ...at(310, 90) },
+      ],
+    };
+    const diff: PlanDiff = {
+      ...recorded.diff,
+      streamGraph: {
+        config: [],
+        nodes: { added: [4, 5], removed: [2, 3], changed: [] },
+        edges: { added: [], removed: [], changed: [] },
+      },
+      savepoint: null,
+    };
+
+    const positions = Object.fromEntries(
+      diffGraph(before, after, diff).nodes.map((node) => [node.id, node.position]),
+    );
+
+    expect(positions["1"]).toEqual({ x: 0, y: 0 });
+    expect(positions["4"]).toEqual({ x: 300, y: 0 });
+    // Below the new sink (90 + 62 + 16), then below the first removed node.
+    expect(positions["2"]).toEqual({ x: 300, y: 168 });
+    expect(positions["3"]).toEqual({ x: 300, y: 246 });
+  });
+
   it("gives stateful operators their savepoint verdict", () => {
     const graph = diffGraph(recorded.old, recorded.new, recorded.diff);
     const verdicts = Object.fromEntries(

@@ -10,6 +10,7 @@
  */
 
 import type { FieldChange, PlanDiff, SavepointOperator, VersionRef } from "../api/resources";
+import { NODE_HEIGHT, NODE_WIDTH } from "../editor/canvasModel";
 import { toCanvas, type CanvasPosition } from "../graph/canvas";
 import { jsonEqual, type JsonValue } from "../graph/json";
 import type { StreamEdge, StreamGraphDocument, StreamNode } from "../graph/streamgraph";
@@ -94,6 +95,36 @@ function countOf(items: readonly { change: ChangeKind }[]): Record<ChangeKind, n
   return counts;
 }
 
+/** Space kept between a removed node and the nodes around it. */
+const CLEARANCE = 16;
+
+function overlaps(a: CanvasPosition, b: CanvasPosition): boolean {
+  return (
+    Math.abs(a.x - b.x) < NODE_WIDTH + CLEARANCE && Math.abs(a.y - b.y) < NODE_HEIGHT + CLEARANCE
+  );
+}
+
+/**
+ * Where to draw a removed node: where it stood in the old version, or as little below
+ * that as keeps it clear of `occupied` (a node replaced by a new one at the same spot
+ * would otherwise hide under it).
+ */
+function clearPosition(
+  position: CanvasPosition,
+  occupied: readonly CanvasPosition[],
+): CanvasPosition {
+  let y = position.y;
+  // A node that blocked once lies above the candidate for good, so this ends.
+  for (;;) {
+    const candidate = { x: position.x, y };
+    const blocker = occupied.find((other) => overlaps(candidate, other));
+    if (blocker === undefined) {
+      return candidate;
+    }
+    y = blocker.y + NODE_HEIGHT + CLEARANCE;
+  }
+}
+
 /** The new version's graph with the old version's removed elements, each classified. */
 export function diffGraph(
   before: StreamGraphDocument,
@@ -121,12 +152,15 @@ export function diffGraph(
       savepoint: savepoint.get(id) ?? null,
     };
   });
+  const occupied = nodes.map((node) => node.position);
   for (const item of oldCanvas.nodes) {
     if (removed.has(item.data.node.id)) {
+      const position = clearPosition(item.position, occupied);
+      occupied.push(position);
       nodes.push({
         id: item.id,
         node: item.data.node,
-        position: item.position,
+        position,
         change: "removed",
         fields: [],
         savepoint: savepoint.get(item.data.node.id) ?? null,
