@@ -1,8 +1,21 @@
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
 import { memo } from "react";
 
+import { NODE_HEIGHT } from "../editor/canvasModel";
 import type { DiffFlowEdge } from "./DiffCanvas";
 import { valueText } from "./diffModel";
+
+/**
+ * Where a label goes: above the nodes when the edge runs between nodes of one row, whose
+ * gap is often narrower than a label such as "FORWARD → REBALANCE" (it would cover their
+ * badges); on the edge otherwise.
+ */
+function labelTransform(props: EdgeProps<DiffFlowEdge>, x: number, y: number): string {
+  if (Math.abs(props.sourceY - props.targetY) < NODE_HEIGHT / 2) {
+    return `translate(-50%, -100%) translate(${x}px, ${y - NODE_HEIGHT / 2 - 3}px)`;
+  }
+  return `translate(-50%, -50%) translate(${x}px, ${y}px)`;
+}
 
 /** An edge of the compared graph; a label says what changed on it. */
 export const DiffEdgeView = memo(function DiffEdgeView(props: EdgeProps<DiffFlowEdge>) {
@@ -24,7 +37,7 @@ export const DiffEdgeView = memo(function DiffEdgeView(props: EdgeProps<DiffFlow
         <EdgeLabelRenderer>
           <div
             className={`diff-edge-label diff-edge-label--${item.change}`}
-            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+            style={{ transform: labelTransform(props, labelX, labelY) }}
             title={
               item.fields
                 .map((f) => `${f.field}: ${valueText(f.old)} → ${valueText(f.new)}`)
