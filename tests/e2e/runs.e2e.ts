@@ -239,6 +239,44 @@ describe("runs", () => {
   );
 
   it(
+    "runs a version on a smaller input without saving a new version",
+    async () => {
+      const pipeline = await savedPipeline("Sample", "(x % 5, 1)");
+      const browser = await page();
+      await openEditor(browser, pipeline.id);
+      await browser.getByTestId("side-versions").click();
+      await browser.getByTestId("version-run-1").click();
+      await browser.getByTestId("version-run-parameters-open-1").click();
+      const to = browser.getByTestId("run-param-1.to");
+      expect(await to.inputValue()).toBe(String(RECORDS));
+      await to.fill("100");
+      await screenshot(browser, "run-parameters");
+      await browser.getByTestId("version-run-start-1").click();
+      await browser.waitForURL(new RegExp(`/pipelines/${pipeline.id}/runs/\\d+$`));
+      await waitForStatus(browser, "FINISHED");
+
+      expect(await browser.getByTestId("run-overrides").textContent()).toBe(
+        "1 parameter overridden",
+      );
+      await browser.getByTestId("run-tab-output").click();
+      const previews = await browser
+        .locator('[data-testid^="sink-preview-4-"]')
+        .evaluateAll((els) => els.map((el) => el.textContent).join("\n"));
+      for (const key of [0, 1, 2, 3, 4]) {
+        expect(previews).toContain(`[${key}, 20]`);
+      }
+      // The version still counts to its own end.
+      const version = await api<{ document: { nodes: { params?: { to?: number } }[] } }>(
+        "GET",
+        `pipelines/${pipeline.id}/versions/1/`,
+        eddie.token,
+      );
+      expect(version.document.nodes[0]?.params?.to).toBe(RECORDS);
+    },
+    SPARK_MS,
+  );
+
+  it(
     "marks the operator that failed, with every retry in the subtask's history",
     async () => {
       const pipeline = await savedPipeline("Fails", "(x % 5, 1) if x != 777 else 1 // 0");

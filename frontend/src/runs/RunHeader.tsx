@@ -8,6 +8,7 @@ import { receiveDetail } from "../store/run";
 import { errorText } from "../ui/useResource";
 import { useNow, useRun, useRunPage } from "./context";
 import { formatDateTime, formatDuration, queueTime, runDuration } from "./format";
+import { describeOverrides } from "./runParameters";
 import { StatusBadge } from "./StatusBadge";
 
 /** The run's status, how long it has run, who started it where, and Cancel / Run again. */
@@ -41,11 +42,32 @@ export function RunHeader({ pipelineName }: { readonly pipelineName: string | nu
         by {info.startedBy?.username ?? "unknown"} ·{" "}
         {formatDateTime(info.startedAt ?? info.createdAt)} ·{" "}
         <code title="Spark master">{info.sparkMaster}</code>
+        <OverridesNote info={info} />
       </span>
       <ConnectionNote />
       <span className="topbar__spacer" />
       <RunActions />
     </header>
+  );
+}
+
+/** "· 2 parameters overridden", listing them on hover; nothing for a run of the version as is. */
+function OverridesNote({ info }: { readonly info: RunInfo }) {
+  const overrides = describeOverrides(info.parameters);
+  if (overrides.length === 0) {
+    return null;
+  }
+  return (
+    <>
+      {" · "}
+      <span
+        className="run-header__overrides"
+        title={`This run overrides the version's parameters:\n${overrides.join("\n")}`}
+        data-testid="run-overrides"
+      >
+        {overrides.length} parameter{overrides.length === 1 ? "" : "s"} overridden
+      </span>
+    </>
   );
 }
 

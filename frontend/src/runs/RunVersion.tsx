@@ -1,11 +1,13 @@
 import { useState } from "react";
 
 import { ApiError } from "../api/http";
-import { getVersion } from "../api/resources";
+import { getCatalog, getVersion } from "../api/resources";
 import { startRun } from "../api/runs";
 import { navigate } from "../app/router";
 import { errorText } from "../ui/useResource";
 import { describeProblems, type Problem } from "./problems";
+import { RunParameters } from "./RunParameters";
+import { overridableFields, runOverrides, type ParameterField } from "./runParameters";
 import { RunProblems } from "./RunProblems";
 import "./panels.css";
 
@@ -26,9 +28,25 @@ async function refusalOf(error: unknown, pipelineId: number, version: number): P
   return { message: error.message, problems: describeProblems(error.diagnostics, document) };
 }
 
+/** The override form's fields: hidden, loading (both null), loaded, or failed to load. */
+type ParameterFields =
+  | { readonly shown: false }
+  | {
+      readonly shown: true;
+      readonly fields: readonly ParameterField[] | null;
+      readonly error: string | null;
+    };
+
+/** The fields of the version's sources and sinks a run may override. */
+async function parameterFields(pipelineId: number, version: number): Promise<ParameterField[]> {
+  const [detail, catalog] = await Promise.all([getVersion(pipelineId, version), getCatalog()]);
+  return overridableFields(detail.document, catalog);
+}
+
 /**
  * Run a saved version (editors): a Run button that opens a line with an
- * optional Spark master, and on start goes to the run's page. A version that
+ * optional Spark master and, on demand, the sources' and sinks' parameters to
+ * override for this run; on start it goes to the run's page. A version that
  * cannot run says why, problem by problem.
  */
 export function RunVersion(props: {
@@ -41,14 +59,34 @@ export function RunVersion(props: {
   const [master, setMaster] = useState("");
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [fields, setFields] = useState<ParameterFields>({ shown: false });
+  const [texts, setTexts] = useState<ReadonlyMap<string, string>>(new Map());
+  const [fieldErrors, setFieldErrors] = useState<ReadonlyMap<string, string>>(new Map());
+  const showParameters = async (): Promise<void> => {
+    setFields({ shown: true, fields: null, error: null });
+    try {
+      setFields({ shown: true, fields: await parameterFields(pipelineId, version), error: null });
+    } catch (error) {
+      setFields({ shown: true, fields: null, error: errorText(error) });
+    }
+  };
   const start = async (): Promise<void> => {
+    const overrides =
+      fields.shown && fields.fields !== null ? runOverrides(fields.fields, texts) : null;
+    if (overrides !== null && !overrides.ok) {
+      setFieldErrors(overrides.errors);
+      return;
+    }
+    setFieldErrors(new Map());
     setBusy(true);
     setRefusal(null);
     try {
       const trimmed = master.trim();
+      const parameters = overrides?.parameters ?? null;
       const run = await startRun(pipelineId, {
         version,
         ...(trimmed === "" ? {} : { sparkMaster: trimmed }),
+        ...(parameters === null ? {} : { parameters }),
       });
       navigate({ page: "run", pipeline: pipelineId, run: run.id });
     } catch (error) {
@@ -101,17 +139,48 @@ export function RunVersion(props: {
         >
           {busy ? "Starting…" : `Run v${version}`}
         </button>
+        {!fields.shown && (
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => {
+              void showParameters();
+            }}
+            title="Run on other inputs or into other outputs, without a new version"
+            data-testid={`version-run-parameters-open-${version}`}
+          >
+            Inputs &amp; outputs…
+          </button>
+        )}
         <button
           type="button"
           className="button button--small"
           onClick={() => {
             setOpen(false);
             setRefusal(null);
+            setFields({ shown: false });
+            setTexts(new Map());
+            setFieldErrors(new Map());
           }}
         >
           Close
         </button>
       </form>
+      {fields.shown && fields.error !== null && <p className="form-error">{fields.error}</p>}
+      {fields.shown && fields.fields === null && fields.error === null && (
+        <p className="muted">Loading the version&apos;s parameters…</p>
+      )}
+      {fields.shown && fields.fields !== null && (
+        <RunParameters
+          version={version}
+          fields={fields.fields}
+          texts={texts}
+          errors={fieldErrors}
+          onChange={(key, text) => {
+            setTexts((previous) => new Map(previous).set(key, text));
+          }}
+        />
+      )}
       {refusal !== null && (
         <RunProblems message={refusal.message} problems={refusal.problems} onReveal={onReveal} />
       )}
