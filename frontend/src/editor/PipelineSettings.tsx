@@ -1,0 +1,112 @@
+import type { JsonValue } from "../graph/json";
+import { RUNTIME_MODES, type RuntimeMode, type StreamGraphDocument } from "../graph/streamgraph";
+import { useCommit, useParallelismCommit } from "./commit";
+import { useDocumentStore, useEditor } from "./context";
+import { CheckField, CommitField, SelectField } from "./fields";
+import { parseParallelism } from "./values";
+
+/** With nothing selected: the pipeline's job name, defaults and chaining switches. */
+export function PipelineSettings(props: {
+  readonly document: StreamGraphDocument;
+  readonly onNotice: (message: string) => void;
+}) {
+  const { document } = props;
+  const { session, canEdit } = useEditor();
+  const plan = useDocumentStore((state) => state.plan);
+  const commit = useCommit(props.onNotice);
+  const commitParallelism = useParallelismCommit(props.onNotice);
+  const config = document.config ?? {};
+  const store = session.document.getState;
+  const setConfig = (field: string) => (value: JsonValue) => store().setConfigField(field, value);
+  const summary = plan?.summary ?? null;
+  return (
+    <div className="inspector" data-testid="pipeline-settings">
+      <h2>Pipeline</h2>
+      {summary !== null && (
+        <dl className="facts">
+          <dt>Job vertices</dt>
+          <dd>{summary.vertexCount}</dd>
+          <dt>Subtasks</dt>
+          <dd>{summary.totalSubtasks ?? "?"}</dd>
+          <dt>Slots required</dt>
+          <dd data-testid="slots-required">{summary.slotsRequired}</dd>
+          {summary.slotSharingGroups.map((group) => (
+            <span key={group.index} className="facts__row">
+              <dt>Slot group {group.name ?? "(unset)"}</dt>
+              <dd>{group.slots} slots</dd>
+            </span>
+          ))}
+        </dl>
+      )}
+      <>
+        <CommitField
+          label="Job name"
+          value={typeof document.name === "string" ? document.name : ""}
+          disabled={!canEdit}
+          onCommit={(text) => {
+            commit({ ok: true, value: text }, (value) => store().setDocumentField("name", value));
+          }}
+        />
+        <CommitField
+          label="Default parallelism"
+          value={String(config.defaultParallelism ?? 1)}
+          disabled={!canEdit}
+          testId="config-default-parallelism"
+          onCommit={(text) => {
+            const parsed = parseParallelism(text, "Default parallelism");
+            commitParallelism(
+              parsed.ok && parsed.value === -1
+                ? { ok: false, message: "Default parallelism must be a whole number of at least 1" }
+                : parsed,
+              (value) => ({
+                kind: "set_field",
+                element: "config",
+                field: "defaultParallelism",
+                value,
+              }),
+            );
+          }}
+        />
+        <CommitField
+          label="Max parallelism"
+          value={(config.maxParallelism ?? -1) > 0 ? String(config.maxParallelism) : ""}
+          placeholder="derived per vertex"
+          disabled={!canEdit}
+          onCommit={(text) => {
+            commit(parseParallelism(text, "Max parallelism"), setConfig("maxParallelism"));
+          }}
+        />
+        <SelectField<RuntimeMode>
+          label="Runtime mode"
+          value={config.runtimeMode ?? "STREAMING"}
+          options={RUNTIME_MODES}
+          disabled={!canEdit}
+          help="BATCH: blocking exchanges, as Flink's batch execution."
+          onChange={(value) => {
+            commit({ ok: true, value }, setConfig("runtimeMode"));
+          }}
+        />
+        <CheckField
+          label="Operator chaining enabled"
+          checked={config.chainingEnabled ?? true}
+          disabled={!canEdit}
+          onChange={(checked) => {
+            commit({ ok: true, value: checked }, setConfig("chainingEnabled"));
+          }}
+        />
+        <CheckField
+          label="Chain operators with different max parallelism"
+          checked={config.chainOperatorsWithDifferentMaxParallelism ?? true}
+          disabled={!canEdit}
+          onChange={(checked) => {
+            commit(
+              { ok: true, value: checked },
+              setConfig("chainOperatorsWithDifferentMaxParallelism"),
+            );
+          }}
+        />
+      </>
+      <p className="muted">Select an operator or an edge to edit it.</p>
+    </div>
+  );
+}
