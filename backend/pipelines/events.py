@@ -131,6 +131,17 @@ class DocumentReplaced(_Message):
     plan: dict[str, Any]
 
 
+class VersionSaved(_Message):
+    """Someone saved the working copy as a version: clients refresh their history."""
+
+    type: Literal["version_saved"] = "version_saved"
+    number: int
+    revision: int
+    """The working copy's revision that was saved."""
+    message: str
+    user: UserRef
+
+
 class PresenceChanged(_Message):
     type: Literal["presence"] = "presence"
     client: PresenceEntry
@@ -151,6 +162,7 @@ Outbound = (
     | EditApplied
     | EditRejected
     | DocumentReplaced
+    | VersionSaved
     | PresenceChanged
     | PresenceLeft
     | ErrorMessage

@@ -19,7 +19,7 @@ from accounts.permissions import authenticated_user, require_role
 from config.errors import Conflict
 from pipelines.documents import document_empty, document_from_import, document_validate
 from pipelines.editing import pipeline_live_plan
-from pipelines.events import DocumentReplaced, publish_to_pipeline
+from pipelines.events import DocumentReplaced, UserRef, VersionSaved, publish_to_pipeline
 from pipelines.models import Pipeline, PipelineVersion
 
 Actor = AbstractBaseUser | AnonymousUser
@@ -127,7 +127,7 @@ def version_create(*, pipeline: Pipeline, actor: Actor, message: str = "") -> Pi
         # by one transaction at a time.
         locked = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
         last = PipelineVersion.objects.filter(pipeline=locked).aggregate(last=Max("number"))
-        return PipelineVersion.objects.create(
+        version = PipelineVersion.objects.create(
             pipeline=locked,
             number=(last["last"] or 0) + 1,
             document=locked.document,
@@ -135,3 +135,11 @@ def version_create(*, pipeline: Pipeline, actor: Actor, message: str = "") -> Pi
             message=message,
             author=user,
         )
+        saved = VersionSaved(
+            number=version.number,
+            revision=version.revision,
+            message=message,
+            user=UserRef(id=user.pk, username=user.get_username()),
+        )
+        transaction.on_commit(lambda: publish_to_pipeline(locked.pk, saved))
+        return version

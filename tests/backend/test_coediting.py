@@ -330,6 +330,29 @@ def test_a_rest_update_reaches_co_editors_and_stale_edits_conflict(team: Team) -
     run(scenario)
 
 
+def test_a_saved_version_is_announced_to_everyone_on_the_pipeline(team: Team) -> None:
+    from pipelines.services import version_create
+
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        viewer, _ = await join(team, "viewer")
+        await database_sync_to_async(version_create)(
+            pipeline=team.pipeline, actor=team.owner, message="Widen the total"
+        )
+        for client in (alice, viewer):
+            saved = await client.receive("version_saved")
+            assert saved == {
+                "type": "version_saved",
+                "number": 2,  # the team's pipeline comes with version 1
+                "revision": 0,
+                "message": "Widen the total",
+                "user": {"id": team.owner.pk, "username": team.owner.username},
+            }
+            await client.close()
+
+    run(scenario)
+
+
 def test_a_browser_session_cookie_signs_in(team: Team) -> None:
     from django.conf import settings as django_settings
     from django.test import Client as HttpClient

@@ -124,4 +124,28 @@ describe("co-editing", () => {
       ])
       .toSatisfy((values: string[]) => values[0] === values[1]);
   });
+
+  it("shows a version a co-editor saved in the history at once", async () => {
+    const adaPage = await open(ada);
+    const gracePage = await open(grace);
+    await adaPage.getByTestId("side-versions").click();
+    await adaPage.getByTestId("version-row-working").waitFor();
+    const before = await adaPage.locator('[data-testid^="version-row-"]').count();
+
+    await gracePage.getByTestId("side-versions").click();
+    await gracePage.getByTestId("version-message").fill("Grace's cut");
+    await gracePage.getByTestId("version-save").click();
+    await gracePage.getByTestId("version-saved").waitFor();
+
+    // Ada did nothing: her history grows, and a notice says who saved what.
+    await expect
+      .poll(() => adaPage.locator('[data-testid^="version-row-"]').count())
+      .toBe(before + 1);
+    await expect
+      .poll(async () => (await adaPage.locator(".notice-toast").allTextContents()).join(" "))
+      .toContain(`${grace.username} saved version`);
+    expect(await adaPage.locator('[data-testid^="version-row-"]').allTextContents()).toContainEqual(
+      expect.stringContaining("Grace's cut"),
+    );
+  });
 });

@@ -139,6 +139,16 @@ export interface DocumentReplacedMessage {
   readonly plan: LivePlan;
 }
 
+/** `VersionSaved`: someone saved the working copy as a version. */
+export interface VersionSavedMessage {
+  readonly type: "version_saved";
+  readonly number: number;
+  /** The working copy's revision that was saved. */
+  readonly revision: number;
+  readonly message: string;
+  readonly user: UserRef;
+}
+
 /** `PresenceChanged`: a client joined or changed its selection or cursor. */
 export interface PresenceMessage {
   readonly type: "presence";
@@ -162,6 +172,7 @@ export type ServerMessage =
   | EditAppliedMessage
   | EditRejectedMessage
   | DocumentReplacedMessage
+  | VersionSavedMessage
   | PresenceMessage
   | PresenceLeftMessage
   | ErrorMessage;
@@ -173,6 +184,7 @@ export const SERVER_MESSAGE_TYPES: readonly ServerMessageType[] = [
   "edit_applied",
   "edit_rejected",
   "document_replaced",
+  "version_saved",
   "presence",
   "presence_left",
   "error",
@@ -390,6 +402,14 @@ function readMessage(raw: JsonObject, type: ServerMessageType): ServerMessage {
         revision: integer(field("revision"), "revision"),
         document: readDocument(field("document"), "document"),
         plan: guarded("plan", () => parseLivePlan(field("plan"))),
+      };
+    case "version_saved":
+      return {
+        type,
+        number: integer(field("number"), "number"),
+        revision: integer(field("revision"), "revision"),
+        message: string(field("message"), "message"),
+        user: readUser(field("user"), "user"),
       };
     case "presence":
       return { type, client: readPresenceEntry(field("client"), "client") };

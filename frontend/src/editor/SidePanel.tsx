@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useStore } from "zustand";
 
 import { navigate } from "../app/router";
 import { RunsPanel } from "../runs/RunsPanel";
@@ -17,8 +18,9 @@ export function SidePanel({
   readonly pipelineId: number;
   readonly notify: Notify;
 }) {
-  const { canEdit, selection } = useEditor();
+  const { canEdit, selection, session } = useEditor();
   const revision = useDocumentStore((state) => state.revision);
+  const latestVersion = useStore(session.state, (state) => state.versionSaved?.number ?? null);
   const [side, setSide] = useState<Side>("properties");
   return (
     <aside className="editor__side">
@@ -60,6 +62,7 @@ export function SidePanel({
           <VersionsPanel
             pipelineId={pipelineId}
             revision={revision}
+            latestVersion={latestVersion}
             canEdit={canEdit}
             onOpenDiff={(from, to) => {
               navigate({ page: "diff", pipeline: pipelineId, from, to });

@@ -18,6 +18,7 @@ import {
   type ClientMessage,
   type PresenceEntry,
   type Selection,
+  type VersionSavedMessage,
 } from "../api/messages";
 import { parseServerMessage } from "../api/messages";
 import { createDocumentStore, type DocumentStore } from "../store/document";
@@ -39,6 +40,8 @@ export interface SessionState {
   readonly others: Readonly<Record<string, PresenceEntry>>;
   /** The last message-level error the server sent (a malformed request). */
   readonly serverError: string | null;
+  /** The last version anyone saved while this session was open. */
+  readonly versionSaved: VersionSavedMessage | null;
 }
 
 const CLOSE_UNAUTHENTICATED = 4401;
@@ -74,6 +77,7 @@ export class EditorSession {
       you: null,
       others: {},
       serverError: null,
+      versionSaved: null,
     }));
   }
 
@@ -169,6 +173,9 @@ export class EditorSession {
         this.state.setState({ others });
         return;
       }
+      case "version_saved":
+        this.state.setState({ versionSaved: message });
+        return;
       case "error":
         this.state.setState({ serverError: message.error.message });
         return;

@@ -13,8 +13,8 @@ const PRESENCE_DEBOUNCE_MS = 120;
 
 /**
  * Keeps the editor and the server in step: says in words why the server refused
- * an edit, tells the others what is selected here, and drops selected elements
- * a co-editor deleted.
+ * an edit, tells the others what is selected here, drops selected elements a
+ * co-editor deleted, and says when a co-editor saved a version.
  */
 export function useEditorSync(
   session: EditorSession,
@@ -36,6 +36,21 @@ export function useEditorSync(
     notify(`${what} ${rejection.error.message}`);
     session.document.getState().dismissRejection();
   }, [rejection, notify, session]);
+
+  useEffect(
+    () =>
+      session.state.subscribe((state, previous) => {
+        const saved = state.versionSaved;
+        if (saved === null || saved === previous.versionSaved) {
+          return;
+        }
+        if (saved.user.id !== state.you?.user.id) {
+          const message = saved.message === "" ? "" : `: “${saved.message}”`;
+          notify(`${saved.user.username} saved version ${saved.number}${message}`, "info");
+        }
+      }),
+    [session, notify],
+  );
 
   useEffect(() => {
     let timer: number | null = null;

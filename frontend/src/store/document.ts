@@ -502,6 +502,7 @@ export function createDocumentStore(options: DocumentStoreOptions): StoreApi<Doc
           case "document_replaced":
             store.receiveDocumentReplaced(message);
             break;
+          case "version_saved":
           case "presence":
           case "presence_left":
           case "error":

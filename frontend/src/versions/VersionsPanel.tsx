@@ -20,6 +20,8 @@ interface Loaded {
 export function VersionsPanel(props: {
   readonly pipelineId: number;
   readonly revision: number;
+  /** The last version someone saved while the page is open: the history reloads on it. */
+  readonly latestVersion: number | null;
   readonly canEdit: boolean;
   readonly onOpenDiff: (from: api.VersionRef, to: api.VersionRef) => void;
   /** Point at a node on the canvas (a problem that stops a version from running). */
@@ -36,7 +38,10 @@ export function VersionsPanel(props: {
     }),
     [pipelineId],
   );
-  const { data, error } = useResource(load, `${pipelineId}#${reloads}`);
+  const { data, error } = useResource(
+    load,
+    `${pipelineId}#${reloads}#${String(props.latestVersion)}`,
+  );
   const name = useId();
 
   const versions = data?.versions ?? null;
