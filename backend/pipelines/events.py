@@ -142,6 +142,15 @@ class VersionSaved(_Message):
     user: UserRef
 
 
+class RunStarted(_Message):
+    """Someone queued a run of a version: clients refresh their run lists."""
+
+    type: Literal["run_started"] = "run_started"
+    run: int
+    version: int
+    user: UserRef
+
+
 class PresenceChanged(_Message):
     type: Literal["presence"] = "presence"
     client: PresenceEntry
@@ -163,6 +172,7 @@ Outbound = (
     | EditRejected
     | DocumentReplaced
     | VersionSaved
+    | RunStarted
     | PresenceChanged
     | PresenceLeft
     | ErrorMessage

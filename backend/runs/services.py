@@ -27,6 +27,7 @@ from accounts.permissions import authenticated_user, require_role
 from compiler.diagnostics import Diagnostic, Location, Severity
 from compiler.pipeline import compile_document
 from config.errors import ApplicationError, Conflict, InvalidRequest
+from pipelines.events import RunStarted, UserRef, publish_to_pipeline
 from pipelines.models import Pipeline, PipelineVersion
 from runs import control
 from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
@@ -97,7 +98,11 @@ def run_start(
             state=monitor_state(RunMonitor(vertices)),
         )
         run_id = run.pk
+        started = RunStarted(
+            run=run_id, version=version, user=UserRef(id=user.pk, username=user.get_username())
+        )
         transaction.on_commit(lambda: execute_run.apply_async((run_id,), queue=run_queue()))
+        transaction.on_commit(lambda: publish_to_pipeline(pipeline.pk, started))
     return run
 
 

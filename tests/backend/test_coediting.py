@@ -353,6 +353,40 @@ def test_a_saved_version_is_announced_to_everyone_on_the_pipeline(team: Team) ->
     run(scenario)
 
 
+def test_a_started_run_is_announced_to_everyone_on_the_pipeline(
+    team: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from runs import services as run_services
+    from tests.backend.runs_support import make_runnable_version
+
+    queued: list[int] = []
+
+    class Queue:  # the Celery task; running it is tests/backend/test_runs_execution.py's
+        @staticmethod
+        def apply_async(args: tuple[int], queue: str) -> None:
+            queued.append(args[0])
+
+    monkeypatch.setattr(run_services, "execute_run", Queue)
+    make_runnable_version(pipeline=team.pipeline, author=team.owner)  # version 2
+
+    async def scenario() -> None:
+        viewer, _ = await join(team, "viewer")
+        run = await database_sync_to_async(run_services.run_start)(
+            pipeline=team.pipeline, actor=team.editor, version=2
+        )
+        started = await viewer.receive("run_started")
+        assert started == {
+            "type": "run_started",
+            "run": run.pk,
+            "version": 2,
+            "user": {"id": team.editor.pk, "username": team.editor.username},
+        }
+        assert queued == [run.pk]
+        await viewer.close()
+
+    run(scenario)
+
+
 def test_a_browser_session_cookie_signs_in(team: Team) -> None:
     from django.conf import settings as django_settings
     from django.test import Client as HttpClient

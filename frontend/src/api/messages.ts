@@ -149,6 +149,15 @@ export interface VersionSavedMessage {
   readonly user: UserRef;
 }
 
+/** `RunStarted`: someone queued a run of a version. */
+export interface RunStartedMessage {
+  readonly type: "run_started";
+  readonly run: number;
+  /** The version number. */
+  readonly version: number;
+  readonly user: UserRef;
+}
+
 /** `PresenceChanged`: a client joined or changed its selection or cursor. */
 export interface PresenceMessage {
   readonly type: "presence";
@@ -173,6 +182,7 @@ export type ServerMessage =
   | EditRejectedMessage
   | DocumentReplacedMessage
   | VersionSavedMessage
+  | RunStartedMessage
   | PresenceMessage
   | PresenceLeftMessage
   | ErrorMessage;
@@ -185,6 +195,7 @@ export const SERVER_MESSAGE_TYPES: readonly ServerMessageType[] = [
   "edit_rejected",
   "document_replaced",
   "version_saved",
+  "run_started",
   "presence",
   "presence_left",
   "error",
@@ -409,6 +420,13 @@ function readMessage(raw: JsonObject, type: ServerMessageType): ServerMessage {
         number: integer(field("number"), "number"),
         revision: integer(field("revision"), "revision"),
         message: string(field("message"), "message"),
+        user: readUser(field("user"), "user"),
+      };
+    case "run_started":
+      return {
+        type,
+        run: integer(field("run"), "run"),
+        version: integer(field("version"), "version"),
         user: readUser(field("user"), "user"),
       };
     case "presence":

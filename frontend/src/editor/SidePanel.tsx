@@ -21,6 +21,7 @@ export function SidePanel({
   const { canEdit, selection, session } = useEditor();
   const revision = useDocumentStore((state) => state.revision);
   const latestVersion = useStore(session.state, (state) => state.versionSaved?.number ?? null);
+  const latestRun = useStore(session.state, (state) => state.runStarted?.run ?? null);
   const [side, setSide] = useState<Side>("properties");
   return (
     <aside className="editor__side">
@@ -72,7 +73,7 @@ export function SidePanel({
             }}
           />
         )}
-        {side === "runs" && <RunsPanel pipelineId={pipelineId} />}
+        {side === "runs" && <RunsPanel pipelineId={pipelineId} latestRun={latestRun} />}
       </div>
     </aside>
   );

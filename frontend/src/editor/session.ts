@@ -17,6 +17,7 @@ import {
   resyncRequest,
   type ClientMessage,
   type PresenceEntry,
+  type RunStartedMessage,
   type Selection,
   type VersionSavedMessage,
 } from "../api/messages";
@@ -42,6 +43,8 @@ export interface SessionState {
   readonly serverError: string | null;
   /** The last version anyone saved while this session was open. */
   readonly versionSaved: VersionSavedMessage | null;
+  /** The last run anyone started while this session was open. */
+  readonly runStarted: RunStartedMessage | null;
 }
 
 const CLOSE_UNAUTHENTICATED = 4401;
@@ -78,6 +81,7 @@ export class EditorSession {
       others: {},
       serverError: null,
       versionSaved: null,
+      runStarted: null,
     }));
   }
 
@@ -175,6 +179,9 @@ export class EditorSession {
       }
       case "version_saved":
         this.state.setState({ versionSaved: message });
+        return;
+      case "run_started":
+        this.state.setState({ runStarted: message });
         return;
       case "error":
         this.state.setState({ serverError: message.error.message });

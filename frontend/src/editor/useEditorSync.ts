@@ -14,7 +14,7 @@ const PRESENCE_DEBOUNCE_MS = 120;
 /**
  * Keeps the editor and the server in step: says in words why the server refused
  * an edit, tells the others what is selected here, drops selected elements a
- * co-editor deleted, and says when a co-editor saved a version.
+ * co-editor deleted, and says when a co-editor saved a version or started a run.
  */
 export function useEditorSync(
   session: EditorSession,
@@ -40,13 +40,18 @@ export function useEditorSync(
   useEffect(
     () =>
       session.state.subscribe((state, previous) => {
+        const you = state.you?.user.id;
         const saved = state.versionSaved;
-        if (saved === null || saved === previous.versionSaved) {
-          return;
-        }
-        if (saved.user.id !== state.you?.user.id) {
+        if (saved !== null && saved !== previous.versionSaved && saved.user.id !== you) {
           const message = saved.message === "" ? "" : `: “${saved.message}”`;
           notify(`${saved.user.username} saved version ${saved.number}${message}`, "info");
+        }
+        const started = state.runStarted;
+        if (started !== null && started !== previous.runStarted && started.user.id !== you) {
+          notify(
+            `${started.user.username} started run #${started.run} of version ${started.version}`,
+            "info",
+          );
         }
       }),
     [session, notify],

@@ -18,7 +18,14 @@ interface Loaded {
 }
 
 /** A pipeline's runs, newest first: version, status, who, when, how long; a click opens one. */
-export function RunsPanel({ pipelineId }: { readonly pipelineId: number }) {
+export function RunsPanel({
+  pipelineId,
+  latestRun,
+}: {
+  readonly pipelineId: number;
+  /** The last run someone started while the page is open: the list reloads on it. */
+  readonly latestRun: number | null;
+}) {
   const [refreshes, setRefreshes] = useState(0);
   const load = useCallback(
     async (signal: AbortSignal): Promise<Loaded> => ({
@@ -27,7 +34,7 @@ export function RunsPanel({ pipelineId }: { readonly pipelineId: number }) {
     }),
     [pipelineId],
   );
-  const { data, error } = useResource(load, `${pipelineId}#${refreshes}`, 250);
+  const { data, error } = useResource(load, `${pipelineId}#${refreshes}#${String(latestRun)}`, 250);
   const anyActive = data?.runs.some((run) => isActive(run.status)) ?? false;
   useEffect(() => {
     if (!anyActive) {

@@ -503,6 +503,7 @@ export function createDocumentStore(options: DocumentStoreOptions): StoreApi<Doc
             store.receiveDocumentReplaced(message);
             break;
           case "version_saved":
+          case "run_started":
           case "presence":
           case "presence_left":
           case "error":
