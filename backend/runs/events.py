@@ -73,6 +73,9 @@ class Attempt(_Message):
     startTime: float | None
     endTime: float | None
     error: str | None
+    failedNode: int | None = None
+    """The StreamNode id of the operator `error` is about (`runtime.events.node_named_in`);
+    absent from runs stored before it was recorded."""
 
 
 class Subtask(Attempt):

@@ -47,6 +47,9 @@ class AttemptSerializer(serializers.Serializer):
     startTime = serializers.FloatField(allow_null=True, help_text=_TIME)
     endTime = serializers.FloatField(allow_null=True, help_text=_TIME)
     error = serializers.CharField(allow_null=True, help_text="Why the attempt failed.")
+    failedNode = serializers.IntegerField(
+        allow_null=True, help_text="The StreamNode id of the operator the error is about."
+    )
 
 
 class SubtaskSerializer(AttemptSerializer):

@@ -7,6 +7,7 @@ browsers. The JSON keys are camelCase, as everything the browser reads.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -36,6 +37,17 @@ _TERMINAL = frozenset({ExecutionState.FINISHED, ExecutionState.CANCELED, Executi
 def run_channel(run_key: str) -> str:
     """The Redis pub/sub channel a run's events are published on."""
     return f"run-events:{run_key}"
+
+
+_NODE_NAMED = re.compile(r"\(node (\d+)\)")
+
+
+def node_named_in(error: str) -> int | None:
+    """The operator an attempt's error is about: the runtime's own errors name it as
+    `Map (node 2): ...` (`OperatorError`) or `... into Reduce (node 6): ...` (routing);
+    None for anything else (a lost worker, a Spark failure outside the chain)."""
+    match = _NODE_NAMED.search(error)
+    return None if match is None else int(match.group(1))
 
 
 @dataclass(frozen=True, slots=True)

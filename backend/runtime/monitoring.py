@@ -41,7 +41,7 @@ from typing import Any
 from compiler.execution import ExecutionGraph
 from compiler.hashing import to_hex
 from compiler.keygroups import key_group_range
-from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
+from runtime.events import ExecutionState, RunOutcome, SubtaskEvent, node_named_in
 
 SYNTHESIZED = "monitor"
 """The `source` of the events this module infers (cancel, finish, abandon)."""
@@ -172,6 +172,8 @@ class _Attempt:
     """The earliest timestamp reported per state."""
     error: str | None = None
     error_key: tuple[int, str] | None = None
+    failed_node: int | None = None
+    """The operator `error` names, to mark it on the canvas."""
 
     @property
     def start_time(self) -> float | None:
@@ -206,6 +208,7 @@ class _Attempt:
             key = (_ERROR_WEIGHT.get(event.source, 2), event.error)
             if self.error_key is None or key > self.error_key:
                 self.error, self.error_key = event.error, key
+                self.failed_node = node_named_in(event.error)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -216,6 +219,7 @@ class _Attempt:
             "startTime": self.start_time,
             "endTime": self.end_time,
             "error": self.error,
+            "failedNode": self.failed_node,
         }
 
 

@@ -81,6 +81,7 @@ def test_start_answers_the_run_with_every_subtask(
             "startTime": None,
             "endTime": None,
             "error": None,
+            "failedNode": None,
         }
     ]
 

@@ -106,6 +106,7 @@ def test_every_subtask_exists_in_created_from_the_start() -> None:
         "startTime": None,
         "endTime": None,
         "error": None,
+        "failedNode": None,
         "attempts": [
             {
                 "attempt": 0,
@@ -115,6 +116,7 @@ def test_every_subtask_exists_in_created_from_the_start() -> None:
                 "startTime": None,
                 "endTime": None,
                 "error": None,
+                "failedNode": None,
             }
         ],
     }
@@ -261,6 +263,22 @@ def test_the_hooks_error_text_is_kept() -> None:
     assert subtask(m, SOURCE, 0)["error"] == "ZeroDivisionError: division by zero"
 
 
+def test_a_failed_attempt_names_the_operator_its_error_is_about() -> None:
+    m = monitor()
+    m.apply(
+        [
+            event(SOURCE, 0, S.FAILED, source="listener", error="Python worker exited"),
+            event(SOURCE, 0, S.FAILED, source="hook", error="Map (node 2): ZeroDivisionError: x"),
+            event(SOURCE, 1, S.FAILED, error="HASH edge into Reduce (node 6): key is a list"),
+            event(SINK, 0, S.FAILED, source="driver", error="lost worker: w1 stopped reporting"),
+        ]
+    )
+    assert subtask(m, SOURCE, 0)["failedNode"] == 2
+    assert subtask(m, SOURCE, 0)["attempts"][0]["failedNode"] == 2
+    assert subtask(m, SOURCE, 1)["failedNode"] == 6
+    assert subtask(m, SINK, 0)["failedNode"] is None
+
+
 # Attempts ----------------------------------------------------------------------------------
 
 
@@ -290,6 +308,7 @@ def test_a_retry_is_a_new_attempt_and_the_failed_one_stays_in_the_history() -> N
         "startTime": 101,
         "endTime": 102,
         "error": "ValueError: boom",
+        "failedNode": None,
     }
     # The vertex counts current attempts only: no longer failed.
     assert m.vertex_json(SOURCE.id)["status"] == "CREATED"

@@ -18,7 +18,9 @@ const SUBTASK =
   '"endTime":1795457608.253763,"error":null,"vertex":"0a448493b4782967b150582570326227",' +
   '"subtask":0,"name":"Map (1/2)","keyGroups":[0,63],"attempts":[{"attempt":0,"state":"FAILED",' +
   '"recordsIn":4,"recordsOut":3,"startTime":1795457608.252559,"endTime":1795457608.2528794,' +
-  '"error":"ZeroDivisionError: division by zero"},{"attempt":1,"state":"FINISHED","recordsIn":50,' +
+  '"error":"Map (node 2): ZeroDivisionError: division by zero","failedNode":2},' +
+  // Stored before the server recorded failedNode: read as null.
+  '{"attempt":1,"state":"FINISHED","recordsIn":50,' +
   '"recordsOut":50,"startTime":1795457608.2533333,"endTime":1795457608.253763,"error":null}]}';
 const SINK =
   '{"node":4,"vertex":"e70bbd798b564e0a50e10e343f1ac56b","subtask":0,"records":2,' +
@@ -61,7 +63,10 @@ describe("run monitor messages", () => {
     expect(run.vertices[0]?.statusCounts.FINISHED).toBe(2);
     expect(run.subtasks[0]?.keyGroups).toEqual([0, 63]);
     expect(run.subtasks[0]?.attempts.map((a) => a.state)).toEqual(["FAILED", "FINISHED"]);
-    expect(run.subtasks[0]?.attempts[0]?.error).toBe("ZeroDivisionError: division by zero");
+    expect(run.subtasks[0]?.attempts[0]?.error).toBe(
+      "Map (node 2): ZeroDivisionError: division by zero",
+    );
+    expect(run.subtasks[0]?.attempts.map((a) => a.failedNode)).toEqual([2, null]);
     expect(run.sinks[0]?.preview).toEqual(["(0, 1683)", "(1, 1717)"]);
     expect(run.details).toEqual({ applicationId: "local-1700000000000", executor: "spark" });
   });

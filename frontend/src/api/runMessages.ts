@@ -107,6 +107,10 @@ function count(value: Value, path: string): number {
   return n >= 0 ? n : fail(path, "must not be negative");
 }
 
+function nullableCount(value: Value, path: string): number | null {
+  return value === null || value === undefined ? null : count(value, path);
+}
+
 function time(value: Value, path: string): number | null {
   if (value === null || value === undefined) {
     return null;
@@ -148,6 +152,8 @@ function readAttempt(value: Value, path: string): Attempt {
     startTime: time(field(raw, "startTime"), `${path}.startTime`),
     endTime: time(field(raw, "endTime"), `${path}.endTime`),
     error: nullableString(field(raw, "error"), `${path}.error`),
+    // Absent from runs stored before the server recorded it.
+    failedNode: nullableCount(field(raw, "failedNode"), `${path}.failedNode`),
   };
 }
 

@@ -48,6 +48,8 @@ export interface Attempt {
   readonly endTime: number | null;
   /** Why the attempt failed. */
   readonly error: string | null;
+  /** The StreamNode id of the operator `error` is about, if it names one. */
+  readonly failedNode: number | null;
 }
 
 /** A subtask (ExecutionVertex): its current attempt's figures, and every attempt. */

@@ -2,7 +2,6 @@ import { useRun, useRunPage } from "./context";
 import { formatClock } from "./format";
 import { failedAttempts } from "./outcomes";
 import { nodeLabel } from "./planFacts";
-import { nodeOfError } from "./runCanvasModel";
 
 /** The run's error and every failed attempt, newest first, like Flink's exceptions tab. */
 export function Exceptions() {
@@ -24,7 +23,7 @@ export function Exceptions() {
       )}
       {failed.length > 0 && <h3>Failed attempts</h3>}
       {failed.map((item) => {
-        const node = nodeOfError(item.error);
+        const node = item.node;
         return (
           <section
             key={`${item.vertex}-${item.subtask}-${item.attempt}`}

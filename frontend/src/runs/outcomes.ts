@@ -26,6 +26,8 @@ export interface FailedAttempt {
   /** When it failed (seconds since the epoch), if known. */
   readonly time: number | null;
   readonly error: string;
+  /** The operator the error is about, if it names one. */
+  readonly node: number | null;
   /** A later attempt of the same subtask followed. */
   readonly retried: boolean;
 }
@@ -47,6 +49,7 @@ export function failedAttempts(
             attempt: attempt.attempt,
             time: attempt.endTime,
             error: attempt.error ?? "(no error text)",
+            node: attempt.failedNode,
             retried: attempt.attempt < subtask.attempt,
           });
         }

@@ -7,7 +7,6 @@ import {
   BOX_HEADER,
   boxAround,
   failuresByNode,
-  nodeOfError,
   OPERATOR_HEIGHT,
   OPERATOR_WIDTH,
   overlap,
@@ -105,19 +104,13 @@ describe("the run canvas", () => {
 });
 
 describe("failures on the canvas", () => {
-  it("reads the node a runtime error names", () => {
-    expect(nodeOfError("Map (node 3): ZeroDivisionError: division by zero")).toBe(3);
-    expect(nodeOfError("HASH edge into Reduce (node 6): key is a list")).toBe(6);
-    expect(nodeOfError("lost worker: vm:1 stopped reporting")).toBe(null);
-  });
-
   it("collects failed attempts by node, telling recovered ones from current ones", () => {
     const retried = subtask({
       subtask: 0,
       attempt: 1,
       state: "FINISHED",
       attempts: [
-        attempt({ state: "FAILED", error: "Map (node 2): ValueError: x" }),
+        attempt({ state: "FAILED", error: "Map (node 2): ValueError: x", failedNode: 2 }),
         attempt({ attempt: 1, state: "FINISHED" }),
       ],
     });
@@ -125,9 +118,15 @@ describe("failures on the canvas", () => {
       subtask: 1,
       state: "FAILED",
       error: "Map (node 2): ValueError: y",
-      attempts: [attempt({ state: "FAILED", error: "Map (node 2): ValueError: y" })],
+      failedNode: 2,
+      attempts: [attempt({ state: "FAILED", error: "Map (node 2): ValueError: y", failedNode: 2 })],
     });
-    const failures = failuresByNode([retried, failed]);
+    const lost = subtask({
+      subtask: 2,
+      state: "FAILED",
+      attempts: [attempt({ state: "FAILED", error: "lost worker: w1 stopped reporting" })],
+    });
+    const failures = failuresByNode([retried, failed, lost]);
     expect([...failures.keys()]).toEqual([2]);
     expect(failures.get(2)?.map((f) => [f.subtask, f.attempt, f.current])).toEqual([
       [0, 0, false],

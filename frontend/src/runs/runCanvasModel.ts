@@ -237,13 +237,7 @@ export interface NodeFailure {
   readonly current: boolean;
 }
 
-/** The node a runtime error names: "Map (node 3): ZeroDivisionError ..." gives 3. */
-export function nodeOfError(error: string): number | null {
-  const match = /\(node (\d+)\)/.exec(error);
-  return match?.[1] === undefined ? null : Number(match[1]);
-}
-
-/** Failed attempts by the node their error names (errors naming none are left out). */
+/** Failed attempts by the node their error is about (errors about none are left out). */
 export function failuresByNode(subtasks: readonly Subtask[]): Map<number, NodeFailure[]> {
   const result = new Map<number, NodeFailure[]>();
   for (const subtask of subtasks) {
@@ -251,7 +245,7 @@ export function failuresByNode(subtasks: readonly Subtask[]): Map<number, NodeFa
       if (attempt.state !== "FAILED" || attempt.error === null) {
         continue;
       }
-      const node = nodeOfError(attempt.error);
+      const node = attempt.failedNode;
       if (node === null) {
         continue;
       }

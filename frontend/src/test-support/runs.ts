@@ -59,6 +59,7 @@ export function attempt(overrides: Partial<Attempt> = {}): Attempt {
     startTime: null,
     endTime: null,
     error: null,
+    failedNode: null,
     ...overrides,
   };
 }
