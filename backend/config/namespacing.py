@@ -15,8 +15,10 @@ the database for a test database after settings are read.
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 
+import redis
 from django.conf import settings
 from django.db import connections
 
@@ -40,3 +42,21 @@ def cache_key(key: str, key_prefix: str, version: int) -> str:
 def _namespace_of(identity: str) -> str:
     # Group names of the channel layer allow letters, digits, '-', '_' and '.'.
     return "studio-" + hashlib.sha1(identity.encode()).hexdigest()[:10]
+
+
+def _glob_escaped(text: str) -> str:
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
+
+
+def forget_namespace(namespace: str, client: redis.Redis) -> int:
+    """Delete what `namespace` holds in Redis: its own keys (presence, cache, the queued
+    runs) and Celery's bindings of its runs queue. For a database that is gone, such as a
+    test database; returns how many keys were deleted."""
+    name = _glob_escaped(namespace)
+    patterns = (f"{name}[:.]*", f"_kombu.binding.{name}.*", f"_kombu.binding_permanent.{name}.*")
+    deleted = 0
+    for pattern in patterns:
+        batch = list(client.scan_iter(match=pattern, count=1000))
+        if batch:
+            deleted += int(client.delete(*batch))
+    return deleted

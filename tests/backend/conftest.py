@@ -1,10 +1,16 @@
-"""Backend test settings: fast password hashing for the many users tests create."""
+"""Backend test settings: fast password hashing for the many users tests create, no limit
+on sign-in attempts, and no names left in Redis by the session's test database."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import redis
+from django.conf import settings as django_settings
+
+from config.namespacing import forget_namespace, redis_namespace
 
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -20,3 +26,11 @@ def _no_attempt_limit(settings: Any) -> None:
     # Tests register and fail to sign in far faster than people; the tests of the limit
     # itself set their own (tests/backend/test_auth.py).
     settings.AUTH_ATTEMPTS_PER_MINUTE = 1_000_000
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _forget_the_test_databases_redis_names(django_db_setup: None) -> Iterator[None]:
+    yield
+    # Every server and worker of the session has stopped; the test database is still the
+    # one configured, so this is its namespace.
+    forget_namespace(redis_namespace(), redis.Redis.from_url(django_settings.REDIS_URL))

@@ -115,6 +115,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       process.kill(-server.pid, "SIGTERM");
       await new Promise((r) => setTimeout(r, 300));
     }
+    // The throwaway database's presence, cache and queue names go with it.
+    spawnSync(PYTHON, ["manage.py", "forget_redis_namespace"], { cwd: REPO, env });
     rmSync(folder, { recursive: true, force: true });
   };
   try {
