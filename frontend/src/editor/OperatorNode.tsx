@@ -3,11 +3,7 @@ import { memo } from "react";
 
 import { shortId } from "../ui/CopyId";
 import { useOperatorView } from "./canvasContext";
-import { INPUT_HANDLE_TOP, type OperatorFlowNode } from "./canvasModel";
-
-const percent = (fraction: number): string => `${fraction * 100}%`;
-const IN1 = { top: percent(INPUT_HANDLE_TOP.in1) };
-const IN2 = { top: percent(INPUT_HANDLE_TOP.in2) };
+import { INPUT_HANDLE_STYLE, type OperatorFlowNode } from "./canvasModel";
 
 /**
  * One StreamNode: its name, kind, parallelism, OperatorID and problems.
@@ -37,8 +33,8 @@ export const OperatorNode = memo(function OperatorNode({
       {view.inputHandles === 1 && <Handle type="target" position={Position.Left} id="in" />}
       {view.inputHandles === 2 && (
         <>
-          <Handle type="target" position={Position.Left} id="in1" style={IN1} />
-          <Handle type="target" position={Position.Left} id="in2" style={IN2} />
+          <Handle type="target" position={Position.Left} id="in1" style={INPUT_HANDLE_STYLE.in1} />
+          <Handle type="target" position={Position.Left} id="in2" style={INPUT_HANDLE_STYLE.in2} />
         </>
       )}
       <div

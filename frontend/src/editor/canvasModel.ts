@@ -46,6 +46,11 @@ export const NODE_HEIGHT = 62;
 export const HANDLE_SIZE = 6;
 /** Where each input handle's centre sits, as a fraction of the node's height. */
 export const INPUT_HANDLE_TOP = { in: 0.5, in1: 0.32, in2: 0.72 } as const;
+/** The CSS placing a two-input operator's handles, for the components that draw them. */
+export const INPUT_HANDLE_STYLE = {
+  in1: { top: `${INPUT_HANDLE_TOP.in1 * 100}%` },
+  in2: { top: `${INPUT_HANDLE_TOP.in2 * 100}%` },
+} as const;
 const CHAIN_PADDING = 10;
 const CHAIN_HEADER = 22;
 

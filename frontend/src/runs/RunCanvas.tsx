@@ -20,6 +20,7 @@ import { RunVertexBox } from "./RunVertexBox";
 export interface OperatorData {
   readonly node: StreamNode;
   readonly vertex: string | null;
+  readonly twoInputs: boolean;
   readonly [key: string]: unknown;
 }
 
@@ -54,7 +55,7 @@ function flowNodes(layout: RunLayout): RunFlowNode[] {
     id: op.id,
     type: "runOperator",
     position: op.position,
-    data: { node: op.node, vertex: op.vertex },
+    data: { node: op.node, vertex: op.vertex, twoInputs: op.twoInputs },
     width: OPERATOR_WIDTH,
     height: OPERATOR_HEIGHT,
     zIndex: 1,
@@ -68,6 +69,7 @@ function flowEdges(layout: RunLayout): Edge[] {
     id: edge.id,
     source: edge.source,
     target: edge.target,
+    targetHandle: edge.targetHandle,
     className: edge.chained ? "run-edge run-edge--chained" : "run-edge run-edge--network",
     zIndex: 2,
     markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14 },

@@ -2,6 +2,7 @@ import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import { useShallow } from "zustand/react/shallow";
 
+import { INPUT_HANDLE_STYLE } from "../editor/canvasModel";
 import { subtasksOf } from "../store/run";
 import { useRun } from "./context";
 import type { RunOperatorFlowNode } from "./RunCanvas";
@@ -28,7 +29,7 @@ function useNodeFailure(vertex: string | null, node: number) {
 export const RunOperatorNode = memo(function RunOperatorNode({
   data,
 }: NodeProps<RunOperatorFlowNode>) {
-  const { node, vertex } = data;
+  const { node, vertex, twoInputs } = data;
   const failure = useNodeFailure(vertex, node.id);
   const state =
     failure.count === 0 ? "" : failure.current ? " run-op--failed" : " run-op--recovered";
@@ -38,7 +39,26 @@ export const RunOperatorNode = memo(function RunOperatorNode({
       : `${node.name} (node ${node.id})\n${failure.count} failed attempt${failure.count === 1 ? "" : "s"}:\n${failure.error}`;
   return (
     <div className={`run-op${state}`} data-testid={`run-op-${node.id}`} title={title}>
-      <Handle type="target" position={Position.Left} isConnectable={false} />
+      {twoInputs ? (
+        <>
+          <Handle
+            type="target"
+            position={Position.Left}
+            id="in1"
+            style={INPUT_HANDLE_STYLE.in1}
+            isConnectable={false}
+          />
+          <Handle
+            type="target"
+            position={Position.Left}
+            id="in2"
+            style={INPUT_HANDLE_STYLE.in2}
+            isConnectable={false}
+          />
+        </>
+      ) : (
+        <Handle type="target" position={Position.Left} id="in" isConnectable={false} />
+      )}
       <div className="run-op__name">{node.name}</div>
       <div className="run-op__meta">
         <span className="run-op__kind">{node.operator ?? "operator"}</span>

@@ -95,6 +95,30 @@ describe("the run canvas", () => {
     expect(layout.operators[0]?.position).toEqual({ x: 40, y: 40 });
   });
 
+  it("gives a two-input operator one handle per input", () => {
+    const connect: StreamGraphDocument = {
+      format: "streamgraph/v1",
+      name: "connect",
+      nodes: [
+        { id: 1, name: "Source: a", operator: "source.sequence", ui: { x: 40, y: 40 } },
+        { id: 2, name: "Source: b", operator: "source.sequence", ui: { x: 40, y: 160 } },
+        { id: 3, name: "Co-map", operator: "co_map", ui: { x: 240, y: 100 } },
+      ],
+      edges: [
+        { source: 1, target: 3, partitioner: "FORWARD", typeNumber: 1 },
+        { source: 2, target: 3, partitioner: "REBALANCE", typeNumber: 2 },
+      ],
+    };
+    const layout = runLayout(connect, []);
+    expect(layout.operators.map((op) => op.twoInputs)).toEqual([false, false, true]);
+    expect(layout.edges.map((edge) => edge.targetHandle)).toEqual(["in1", "in2"]);
+    expect(runLayout(DOCUMENT, VERTICES).edges.map((edge) => edge.targetHandle)).toEqual([
+      "in",
+      "in",
+      "in",
+    ]);
+  });
+
   it("draws nodes the plan does not place without a box", () => {
     const layout = runLayout(DOCUMENT, []);
     expect(layout.boxes).toEqual([]);

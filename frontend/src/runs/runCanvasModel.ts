@@ -10,6 +10,7 @@
  * looser. Which vertex holds which node comes from the compiled plan.
  */
 
+import { targetHandleOf } from "../editor/canvasModel";
 import { toCanvas, type CanvasPosition } from "../graph/canvas";
 import type { StreamGraphDocument, StreamNode } from "../graph/streamgraph";
 import type { Subtask } from "../api/runs";
@@ -41,6 +42,8 @@ export interface RunOperator {
   readonly position: CanvasPosition;
   /** The JobVertexID of its chain; null when the plan does not place it. */
   readonly vertex: string | null;
+  /** A two-input operator (connect, co-map...): its inputs arrive on two handles. */
+  readonly twoInputs: boolean;
 }
 
 export interface Box {
@@ -61,6 +64,8 @@ export interface RunEdge {
   /** Both ends in one JobVertex: a chained edge, no network in between. */
   readonly chained: boolean;
   readonly partitioner: string;
+  /** The target's handle for the edge's input (`in`, or `in1` / `in2` of a two-input one). */
+  readonly targetHandle: string;
 }
 
 export interface RunLayout {
@@ -203,11 +208,17 @@ export function runLayout(
     x: Math.round(origin.x + (p.x - origin.x) * stretch.x),
     y: Math.round(origin.y + (p.y - origin.y) * stretch.y),
   });
+  const twoInputs = new Set(
+    canvas.edges
+      .filter((item) => (item.data.edge.typeNumber ?? 0) > 0)
+      .map((item) => item.data.edge.target),
+  );
   const operators = canvas.nodes.map((item): RunOperator => ({
     id: item.id,
     node: item.data.node,
     position: place(item.position),
     vertex: vertexOf.get(item.data.node.id) ?? null,
+    twoInputs: twoInputs.has(item.data.node.id),
   }));
   const boxes = members
     .map((member) => {
@@ -223,6 +234,7 @@ export function runLayout(
       target: item.target,
       chained: from !== undefined && from === vertexOf.get(item.data.edge.target),
       partitioner: item.data.edge.partitioner,
+      targetHandle: targetHandleOf(item.data.edge.typeNumber ?? 0),
     };
   });
   return { operators, boxes, edges, stretch };
