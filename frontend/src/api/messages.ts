@@ -13,7 +13,6 @@ import { parseEdit, EditRejected, type Edit } from "../graph/edits";
 import {
   getOwn,
   isFiniteNumber,
-  isInteger,
   isJsonObject,
   type JsonObject,
   type JsonValue,
@@ -25,7 +24,23 @@ import {
   type LivePlan,
   type PlanDelta,
 } from "../graph/liveplan";
-import { parseDocument, type Diagnostic, type StreamGraphDocument } from "../graph/streamgraph";
+import { parseDocument, type StreamGraphDocument } from "../graph/streamgraph";
+import {
+  fail,
+  integer,
+  InvalidData,
+  items,
+  list,
+  object,
+  readErrorBody,
+  readUser,
+  string,
+  boolean,
+  type ErrorBody,
+  type UserRef,
+} from "./read";
+
+export type { ErrorBody, UserRef } from "./read";
 
 // Shared parts ------------------------------------------------------------------------
 
@@ -40,25 +55,12 @@ export interface Cursor {
   readonly y: number;
 }
 
-export interface UserRef {
-  readonly id: number;
-  readonly username: string;
-}
-
 export interface PresenceEntry {
   readonly clientId: string;
   readonly user: UserRef;
   readonly role: string;
   readonly selection: Selection;
   readonly cursor: Cursor | null;
-}
-
-/** The project's one error shape (`config.errors`). */
-export interface ErrorBody {
-  readonly code: string;
-  readonly message: string;
-  readonly diagnostics: readonly Diagnostic[];
-  readonly fields: JsonObject;
 }
 
 // Client -> server (`Inbound`) ----------------------------------------------------------
@@ -223,42 +225,7 @@ export type ParsedMessage =
   | { readonly ok: true; readonly message: ServerMessage }
   | { readonly ok: false; readonly error: string };
 
-/** A message that is not one the protocol defines. */
-class InvalidMessage extends Error {}
-
-function fail(path: string, what: string): never {
-  throw new InvalidMessage(`${path}: ${what}`);
-}
-
-function object(value: JsonValue | undefined, path: string): JsonObject {
-  return isJsonObject(value) ? value : fail(path, "must be an object");
-}
-
-function string(value: JsonValue | undefined, path: string): string {
-  return typeof value === "string" ? value : fail(path, "must be a string");
-}
-
-function integer(value: JsonValue | undefined, path: string): number {
-  return isInteger(value) ? value : fail(path, "must be an integer");
-}
-
-function boolean(value: JsonValue | undefined, path: string): boolean {
-  return typeof value === "boolean" ? value : fail(path, "must be true or false");
-}
-
-function list(value: JsonValue | undefined, path: string): readonly JsonValue[] {
-  return Array.isArray(value) ? (value as readonly JsonValue[]) : fail(path, "must be a list");
-}
-
-function readUser(value: JsonValue | undefined, path: string): UserRef {
-  const raw = object(value, path);
-  return {
-    id: integer(getOwn(raw, "id"), `${path}.id`),
-    username: string(getOwn(raw, "username"), `${path}.username`),
-  };
-}
-
-function readSelection(value: JsonValue | undefined, path: string): Selection {
+function readSelection(value: unknown, path: string): Selection {
   if (value === undefined) {
     return { nodes: [], edges: [] };
   }
@@ -281,7 +248,7 @@ function readSelection(value: JsonValue | undefined, path: string): Selection {
   };
 }
 
-function readCursor(value: JsonValue | undefined, path: string): Cursor | null {
+function readCursor(value: unknown, path: string): Cursor | null {
   if (value === undefined || value === null) {
     return null;
   }
@@ -297,7 +264,7 @@ function readCursor(value: JsonValue | undefined, path: string): Cursor | null {
   return { x, y };
 }
 
-function readPresenceEntry(value: JsonValue | undefined, path: string): PresenceEntry {
+function readPresenceEntry(value: unknown, path: string): PresenceEntry {
   const raw = object(value, path);
   return {
     clientId: string(getOwn(raw, "clientId"), `${path}.clientId`),
@@ -308,47 +275,7 @@ function readPresenceEntry(value: JsonValue | undefined, path: string): Presence
   };
 }
 
-function readDiagnostic(value: JsonValue, path: string): Diagnostic {
-  const raw = object(value, path);
-  const optional = <T>(
-    key: string,
-    check: (item: JsonValue | undefined, at: string) => T,
-  ): T | null => {
-    const item = getOwn(raw, key);
-    return item === undefined || item === null ? null : check(item, `${path}.${key}`);
-  };
-  const severity = getOwn(raw, "severity") ?? "error";
-  if (severity !== "error" && severity !== "warning") {
-    fail(`${path}.severity`, "must be error or warning");
-  }
-  return {
-    code: string(getOwn(raw, "code"), `${path}.code`),
-    severity,
-    message: string(getOwn(raw, "message"), `${path}.message`),
-    node: optional("node", integer),
-    edge: optional("edge", integer),
-    field: optional("field", string),
-  };
-}
-
-function readErrorBody(value: JsonValue | undefined, path: string): ErrorBody {
-  const raw = object(value, path);
-  const diagnostics = getOwn(raw, "diagnostics");
-  const fields = getOwn(raw, "fields");
-  return {
-    code: string(getOwn(raw, "code"), `${path}.code`),
-    message: string(getOwn(raw, "message"), `${path}.message`),
-    diagnostics:
-      diagnostics === undefined
-        ? []
-        : list(diagnostics, `${path}.diagnostics`).map((item, index) =>
-            readDiagnostic(item, `${path}.diagnostics.${index}`),
-          ),
-    fields: fields === undefined ? {} : object(fields, `${path}.fields`),
-  };
-}
-
-function readDocument(value: JsonValue | undefined, path: string): StreamGraphDocument {
+function readDocument(value: unknown, path: string): StreamGraphDocument {
   const parsed = parseDocument(value);
   if (!parsed.ok) {
     const first = parsed.diagnostics[0];
@@ -378,9 +305,7 @@ function readMessage(raw: JsonObject, type: ServerMessageType): ServerMessage {
         revision: integer(field("revision"), "revision"),
         document: readDocument(field("document"), "document"),
         plan: guarded("plan", () => parseLivePlan(field("plan"))),
-        presence: list(field("presence"), "presence").map((entry, index) =>
-          readPresenceEntry(entry, `presence.${index}`),
-        ),
+        presence: items(field("presence"), "presence", readPresenceEntry),
         you: readPresenceEntry(field("you"), "you"),
       };
     case "edit_applied":
@@ -460,7 +385,7 @@ export function parseServerMessage(text: string): ParsedMessage {
   try {
     return { ok: true, message: readMessage(raw, type) };
   } catch (error) {
-    if (error instanceof InvalidMessage) {
+    if (error instanceof InvalidData) {
       return { ok: false, error: `${type}: ${error.message}` };
     }
     throw error;

@@ -9,8 +9,22 @@
  * known state names. Fields the protocol does not define are ignored.
  */
 
-import { getOwn, isFiniteNumber, isInteger, isJsonObject, type JsonObject } from "../graph/json";
-import type { ErrorBody, UserRef } from "./messages";
+import { getOwn, isFiniteNumber, isJsonObject, type JsonObject } from "../graph/json";
+import {
+  boolean,
+  count,
+  fail,
+  integer,
+  InvalidData,
+  items,
+  list,
+  nullableString,
+  object,
+  readErrorBody,
+  readUser,
+  string,
+  type ErrorBody,
+} from "./read";
 import {
   CHANGING_RUN_FIELDS,
   EXECUTION_STATES,
@@ -18,7 +32,6 @@ import {
   type Attempt,
   type ExecutionState,
   type RunDetail,
-  type RunDiagnostic,
   type RunFields,
   type RunStatus,
   type RunVertex,
@@ -65,50 +78,16 @@ export type ParsedRunMessage =
   | { readonly ok: true; readonly message: RunServerMessage }
   | { readonly ok: false; readonly error: string };
 
-/** A value that is not what the protocol defines, and where. */
-export class InvalidRunData extends Error {
-  constructor(
-    readonly path: string,
-    what: string,
-  ) {
-    super(`${path}: ${what}`);
-    this.name = "InvalidRunData";
-  }
-}
-
 type Value = unknown;
-
-function fail(path: string, what: string): never {
-  throw new InvalidRunData(path, what);
-}
-
-function object(value: Value, path: string): JsonObject {
-  return isJsonObject(value) ? value : fail(path, "must be an object");
-}
 
 function field(raw: JsonObject, key: string): Value {
   return getOwn(raw, key);
 }
 
-function string(value: Value, path: string): string {
-  return typeof value === "string" ? value : fail(path, "must be a string");
-}
-
-function nullableString(value: Value, path: string): string | null {
-  return value === null || value === undefined ? null : string(value, path);
-}
-
-function integer(value: Value, path: string): number {
-  return isInteger(value) ? value : fail(path, "must be an integer");
-}
-
-function count(value: Value, path: string): number {
-  const n = integer(value, path);
-  return n >= 0 ? n : fail(path, "must not be negative");
-}
-
-function nullableCount(value: Value, path: string): number | null {
-  return value === null || value === undefined ? null : count(value, path);
+/** `read`, with null or a missing value read as null. */
+function nullable<T>(read: (value: Value, path: string) => T) {
+  return (value: Value, path: string): T | null =>
+    value === null || value === undefined ? null : read(value, path);
 }
 
 function time(value: Value, path: string): number | null {
@@ -116,18 +95,6 @@ function time(value: Value, path: string): number | null {
     return null;
   }
   return isFiniteNumber(value) ? value : fail(path, "must be a number of seconds");
-}
-
-function boolean(value: Value, path: string): boolean {
-  return typeof value === "boolean" ? value : fail(path, "must be true or false");
-}
-
-function list(value: Value, path: string): readonly Value[] {
-  return Array.isArray(value) ? (value as readonly Value[]) : fail(path, "must be a list");
-}
-
-function items<T>(value: Value, path: string, read: (item: Value, at: string) => T): T[] {
-  return list(value, path).map((item, index) => read(item, `${path}.${index}`));
 }
 
 function oneOf<T extends string>(known: readonly T[], value: Value, path: string): T {
@@ -153,7 +120,7 @@ function readAttempt(value: Value, path: string): Attempt {
     endTime: time(field(raw, "endTime"), `${path}.endTime`),
     error: nullableString(field(raw, "error"), `${path}.error`),
     // Absent from runs stored before the server recorded it.
-    failedNode: nullableCount(field(raw, "failedNode"), `${path}.failedNode`),
+    failedNode: nullable(count)(field(raw, "failedNode"), `${path}.failedNode`),
   };
 }
 
@@ -220,17 +187,6 @@ function readSink(value: Value, path: string): SinkOutput {
   };
 }
 
-function readUser(value: Value, path: string): UserRef | null {
-  if (value === null || value === undefined) {
-    return null;
-  }
-  const raw = object(value, path);
-  return {
-    id: integer(field(raw, "id"), `${path}.id`),
-    username: string(field(raw, "username"), `${path}.username`),
-  };
-}
-
 function readDetails(value: Value, path: string): JsonObject {
   return value === undefined || value === null ? {} : object(value, path);
 }
@@ -273,7 +229,7 @@ export function readRunDetail(value: Value, path = "run"): RunDetail {
     status: status(field(raw, "status"), at("status")),
     sparkMaster: string(field(raw, "sparkMaster"), at("sparkMaster")),
     parameters: readDetails(field(raw, "parameters"), at("parameters")),
-    startedBy: readUser(field(raw, "startedBy"), at("startedBy")),
+    startedBy: nullable(readUser)(field(raw, "startedBy"), at("startedBy")),
     createdAt: string(field(raw, "createdAt"), at("createdAt")),
     startedAt: nullableString(field(raw, "startedAt"), at("startedAt")),
     finishedAt: nullableString(field(raw, "finishedAt"), at("finishedAt")),
@@ -285,38 +241,6 @@ export function readRunDetail(value: Value, path = "run"): RunDetail {
     seq: count(field(raw, "seq"), at("seq")),
     vertices: items(field(raw, "vertices"), at("vertices"), readVertex),
     subtasks: items(field(raw, "subtasks"), at("subtasks"), readSubtask),
-  };
-}
-
-function readDiagnostic(value: Value, path: string): RunDiagnostic {
-  const raw = object(value, path);
-  const optionalInteger = (key: string): number | null => {
-    const item = field(raw, key);
-    return item === null || item === undefined ? null : integer(item, `${path}.${key}`);
-  };
-  const severity = field(raw, "severity") ?? "error";
-  const stage = field(raw, "stage");
-  return {
-    code: string(field(raw, "code"), `${path}.code`),
-    severity: severity === "warning" ? "warning" : "error",
-    message: string(field(raw, "message"), `${path}.message`),
-    node: optionalInteger("node"),
-    edge: optionalInteger("edge"),
-    field: nullableString(field(raw, "field"), `${path}.field`),
-    ...(typeof stage === "string" ? { stage } : {}),
-  };
-}
-
-function readErrorBody(value: Value, path: string): ErrorBody {
-  const raw = object(value, path);
-  const diagnostics = field(raw, "diagnostics");
-  const fields = field(raw, "fields");
-  return {
-    code: string(field(raw, "code"), `${path}.code`),
-    message: string(field(raw, "message"), `${path}.message`),
-    diagnostics:
-      diagnostics === undefined ? [] : items(diagnostics, `${path}.diagnostics`, readDiagnostic),
-    fields: fields === undefined ? {} : object(fields, `${path}.fields`),
   };
 }
 
@@ -363,7 +287,7 @@ export function parseRunMessage(text: string): ParsedRunMessage {
   try {
     return { ok: true, message: readMessage(raw, type) };
   } catch (error) {
-    if (error instanceof InvalidRunData) {
+    if (error instanceof InvalidData) {
       return { ok: false, error: `${type}: ${error.message}` };
     }
     throw error;

@@ -8,9 +8,8 @@
  */
 
 import type { JsonObject } from "../graph/json";
-import type { Diagnostic } from "../graph/streamgraph";
 import { request } from "./http";
-import type { UserRef } from "./messages";
+import type { ServerDiagnostic, UserRef } from "./read";
 
 /** Flink's ExecutionState names, in the order the monitor ranks them. */
 export const EXECUTION_STATES = [
@@ -151,7 +150,7 @@ export function isActive(status: RunStatus): boolean {
 }
 
 /** A compiler or runnability problem; run problems say `"stage": "run"`. */
-export type RunDiagnostic = Diagnostic & { readonly stage?: string };
+export type RunDiagnostic = ServerDiagnostic;
 
 export interface StartRunOptions {
   readonly version: number;
