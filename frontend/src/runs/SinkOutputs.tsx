@@ -5,6 +5,7 @@ import { useRun, useRunActive, useRunPage } from "./context";
 import { formatCount, plural } from "./format";
 import { sinksByNode } from "./outcomes";
 import { nodeLabel } from "./planFacts";
+import { Pager } from "./Pager";
 import { pageOf } from "./subtaskRows";
 
 /** Previews open by themselves when a sink has at most this many subtasks. */
@@ -54,33 +55,9 @@ function SinkNode(props: {
       {shown.items.map((output) => (
         <SinkSubtask key={output.subtask} output={output} open={outputs.length <= OPEN_UP_TO} />
       ))}
-      {shown.pages > 1 && (
-        <div className="pager">
-          <button
-            type="button"
-            className="button button--small"
-            disabled={shown.page === 0}
-            onClick={() => {
-              setPage(shown.page - 1);
-            }}
-          >
-            ← Previous
-          </button>
-          <span className="muted">
-            subtasks {shown.offset}–{shown.offset + shown.items.length - 1} of {outputs.length}
-          </span>
-          <button
-            type="button"
-            className="button button--small"
-            disabled={shown.page >= shown.pages - 1}
-            onClick={() => {
-              setPage(shown.page + 1);
-            }}
-          >
-            Next →
-          </button>
-        </div>
-      )}
+      <Pager page={shown.page} pages={shown.pages} onPage={setPage}>
+        subtasks {shown.offset}–{shown.offset + shown.items.length - 1} of {outputs.length}
+      </Pager>
     </section>
   );
 }

@@ -4,6 +4,7 @@ import type { ExecutionState, Subtask } from "../api/runs";
 import { useNow } from "./context";
 import { plural } from "./format";
 import { countStates, stateSegments } from "./states";
+import { Pager } from "./Pager";
 import { SubtaskRow } from "./SubtaskRow";
 import {
   filterByState,
@@ -135,34 +136,9 @@ export function SubtaskTable({
         </tbody>
       </table>
       {rows.length === 0 && <p className="muted">No subtask is in the states picked.</p>}
-      {shown.pages > 1 && (
-        <div className="pager" data-testid="subtask-pager">
-          <button
-            type="button"
-            className="button button--small"
-            disabled={shown.page === 0}
-            onClick={() => {
-              setPage(shown.page - 1);
-            }}
-          >
-            ← Previous
-          </button>
-          <span className="muted">
-            {shown.offset + 1}–{shown.offset + shown.items.length} of{" "}
-            {plural(rows.length, "subtask")}
-          </span>
-          <button
-            type="button"
-            className="button button--small"
-            disabled={shown.page >= shown.pages - 1}
-            onClick={() => {
-              setPage(shown.page + 1);
-            }}
-          >
-            Next →
-          </button>
-        </div>
-      )}
+      <Pager page={shown.page} pages={shown.pages} onPage={setPage} testId="subtask-pager">
+        {shown.offset + 1}–{shown.offset + shown.items.length} of {plural(rows.length, "subtask")}
+      </Pager>
     </div>
   );
 }
