@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from config.asgi_server import free_port, wait_until_listening
+from config.asgi_server import free_port, serve_command, stop_serving, wait_until_listening
 
 REPO = Path(__file__).resolve().parents[1]
 ENDED = ("FINISHED", "FAILED", "CANCELED")
@@ -61,23 +60,13 @@ def serving(env: dict[str, str], log: IO[bytes]) -> Iterator[tuple[str, int]]:
     )
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port)],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        serve_command(port=port), cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
     )
     try:
         wait_until_listening(process, host="127.0.0.1", port=port, timeout=120)
         yield f"127.0.0.1:{port}", process.pid
     finally:
-        # `serve` stops uvicorn and its Celery worker (whose Spark session goes with it).
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_serving(process, timeout=60)
 
 
 @dataclass

@@ -1,7 +1,9 @@
-"""How the product's ASGI server is started: one command line for `serve`, tests and benchmarks."""
+"""How the product's servers are started and stopped: one command line for `serve`,
+tests and benchmarks."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +22,22 @@ def uvicorn_command(*, host: str, port: int, log_level: str = "info") -> list[st
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
         "--no-access-log", "--log-level", log_level,
     ]  # fmt: skip
+
+
+def serve_command(*, port: int) -> list[str]:
+    """`manage.py serve` (uvicorn and a Celery worker) on `port`, run from the repository."""
+    return [sys.executable, "manage.py", "serve", "--port", str(port)]
+
+
+def stop_serving(process: subprocess.Popen[bytes], *, timeout: float) -> None:
+    """Stop a `manage.py serve` as Ctrl+C does: it stops uvicorn and its worker (whose
+    Spark session goes with it); killed if it takes longer than `timeout` seconds."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def free_port(host: str = "127.0.0.1") -> int:

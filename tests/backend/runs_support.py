@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -26,7 +24,7 @@ from rest_framework.authtoken.models import Token
 
 from compiler.pipeline import compile_document
 from config.asgi import application
-from config.asgi_server import free_port, wait_until_listening
+from config.asgi_server import free_port, serve_command, stop_serving, wait_until_listening
 from pipelines.models import Pipeline, PipelineVersion
 from runs.journal import merge, monitor_state
 from runs.models import Run, RunStatus
@@ -184,11 +182,7 @@ def serving(django_db_blocker: Any, **environment: str) -> Iterator[str]:
     }
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(port)],
-            cwd=REPO,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
+            serve_command(port=port), cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
         )
         try:
             wait_until_listening(process, host="127.0.0.1", port=port, timeout=60)
@@ -198,11 +192,7 @@ def serving(django_db_blocker: Any, **environment: str) -> Iterator[str]:
             output = log.read().decode()[-3000:]
             pytest.fail(f"manage.py serve did not start ({error}):\n{output}")
         finally:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop_serving(process, timeout=30)
 
 
 async def follow(
