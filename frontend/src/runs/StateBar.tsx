@@ -1,6 +1,6 @@
 import type { ExecutionState } from "../api/runs";
 import "./badges.css";
-import { stateSegments } from "./states";
+import { countsText, stateSegments } from "./states";
 
 /**
  * A segmented progress bar: one segment per state its subtasks are in, as wide
@@ -14,7 +14,7 @@ export function StateBar({
   readonly testId?: string;
 }) {
   const segments = stateSegments(counts);
-  const title = segments.map((s) => `${s.count} ${s.state}`).join(", ");
+  const title = countsText(counts);
   return (
     <div className="state-bar" title={title} data-testid={testId} role="img" aria-label={title}>
       {segments.map((segment) => (
