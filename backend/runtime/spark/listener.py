@@ -85,10 +85,6 @@ class RunTracker:
         """Whether the listener has seen the run's job start."""
         return self._job_started.is_set()
 
-    def last_attempts(self) -> dict[Slot, tuple[int, ExecutionState]]:
-        with self._lock:
-            return dict(self._attempts)
-
     # -- called by the hub, on Spark's listener thread ---------------------------------
 
     def job_start(self) -> None:
