@@ -29,7 +29,10 @@ export function VersionsPanel(props: {
 }) {
   const { pipelineId, revision, canEdit, onOpenDiff } = props;
   const run = canEdit ? { pipelineId, onRevealNode: props.onRevealNode } : null;
-  const [reloads, setReloads] = useState(0);
+  // The newest version this panel saved itself; the history is fetched again for the
+  // newest version known, from here or from the server's announcements: one fetch per version.
+  const [savedHere, setSavedHere] = useState(0);
+  const newest = Math.max(savedHere, props.latestVersion ?? 0);
   const [picked, setPicked] = useState<Pair | null>(null);
   const load = useCallback(
     async (signal: AbortSignal): Promise<Loaded> => ({
@@ -38,10 +41,7 @@ export function VersionsPanel(props: {
     }),
     [pipelineId],
   );
-  const { data, error } = useResource(
-    load,
-    `${pipelineId}#${reloads}#${String(props.latestVersion)}`,
-  );
+  const { data, error } = useResource(load, `${pipelineId}#${newest}`);
   const name = useId();
 
   const versions = data?.versions ?? null;
@@ -56,9 +56,9 @@ export function VersionsPanel(props: {
       <SaveVersionForm
         pipelineId={pipelineId}
         canEdit={canEdit}
-        onSaved={() => {
+        onSaved={(version) => {
           setPicked(null);
-          setReloads((n) => n + 1);
+          setSavedHere(version.number);
         }}
       />
       {error !== null && <p className="form-error">{error}</p>}
