@@ -31,7 +31,7 @@ help:
 	@echo "  make build   build the browser app into frontend/dist if its sources changed"
 	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and"
 	@echo "              PostgreSQL), end-to-end tests in headless Chromium"
-	@echo "  make bench   compiler, co-editing and canvas benchmarks (print figures)"
+	@echo "  make bench   compiler, runnability, co-editing, Spark and canvas benchmarks (figures)"
 	@echo "  make lint    ruff check and format check"
 	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
 	@echo "  make clean   remove .venv, node_modules, var and frontend/dist"
