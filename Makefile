@@ -63,9 +63,14 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
 
+# Production settings are the default; `make run` opts into development ones (debug pages,
+# a secret key of this checkout's own in var/) unless DJANGO_DEBUG is set otherwise.
+DJANGO_DEBUG ?= true
+
 run: $(INSTALLED) $(FRONTEND_STAMP)
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py serve --port $(PORT)
+	@echo "make run: DJANGO_DEBUG=$(DJANGO_DEBUG) (development settings; production needs SECRET_KEY)"
+	DJANGO_DEBUG=$(DJANGO_DEBUG) $(PY) manage.py migrate --noinput
+	DJANGO_DEBUG=$(DJANGO_DEBUG) $(PY) manage.py serve --port $(PORT)
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .

@@ -5,7 +5,9 @@ Every deployment-specific value comes from the environment; the defaults suit lo
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
@@ -28,18 +30,63 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DJANGO_DEBUG", default=True)
+# Production is the default; a developer opts into debug (`make run` does, and says so).
+DEBUG = env_bool("DJANGO_DEBUG", default=False)
 
-_DEV_SECRET_KEY = "django-insecure-dev-only-key-never-use-in-production"
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
+
+def _development_secret_key() -> str:
+    """A random key of this checkout's own, kept in var/ so sessions survive restarts.
+
+    Never a key written in the source: one that anybody can read signs anybody's cookies.
+    """
+    path = VAR_DIR / "dev-secret-key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50), encoding="utf-8")
+        path.chmod(0o600)
+    return path.read_text(encoding="utf-8").strip()
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "").strip()
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY must be set in the environment when DJANGO_DEBUG is false."
+            "SECRET_KEY must be set in the environment (a long random string, e.g. from "
+            "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`). For local "
+            "development set DJANGO_DEBUG=true instead, as `make run` does."
         )
-    SECRET_KEY = _DEV_SECRET_KEY
+    SECRET_KEY = _development_secret_key()
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+
+# Pages of other origins ("https://studio.example.com:8443") a signed-in browser session may
+# act from: Django's CSRF check and the websockets' Origin check both accept exactly these
+# besides the request's own origin (its scheme, host and port).
+CSRF_TRUSTED_ORIGINS = env_list("TRUSTED_ORIGINS", "")
+
+
+def env_networks(name: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    networks = []
+    for item in env_list(name, ""):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError as error:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not an address or network") from error
+    return tuple(networks)
+
+
+# Reverse proxies in front of the server (addresses or networks, e.g. "10.0.0.0/8"). Only
+# their X-Forwarded-For and X-Forwarded-Proto are believed (config/proxies.py); anyone else's
+# are dropped, so a client cannot choose the address its sign-in attempts are counted under.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Served over HTTPS (directly or behind a trusted proxy): cookies only travel encrypted, and
+# browsers are told to come back over HTTPS only (HSTS).
+HTTPS = env_bool("HTTPS", default=False)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS and env_bool("HTTPS_REDIRECT", default=True)
+SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS", "31536000")) if HTTPS else 0
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -88,7 +88,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ...process.env,
     DATABASE_URL: `sqlite:///${join(folder, "e2e.sqlite3")}`,
     PASSWORD_HASHERS: "django.contrib.auth.hashers.MD5PasswordHasher",
-    DJANGO_DEBUG: "true",
+    // Production settings, as a deployment runs them: they only need a key.
+    SECRET_KEY: "e2e-only-secret-key-0123456789abcdef0123456789abcdef",
   };
   const migrate = spawnSync(PYTHON, ["manage.py", "migrate", "--noinput"], {
     cwd: REPO,
