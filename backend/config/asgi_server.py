@@ -14,12 +14,14 @@ def uvicorn_command(*, host: str, port: int, log_level: str = "info") -> list[st
     """uvicorn serving `config.asgi` (HTTP and websockets).
 
     Per-message deflate is off: compressing each broadcast once per client costs more
-    server CPU than the small plan deltas save in bytes.
+    server CPU than the small plan deltas save in bytes. Forwarded headers are not believed
+    here: `config.proxies` decides whom to believe, from `TRUSTED_PROXIES`.
     """
     return [
         sys.executable, "-m", "uvicorn", "config.asgi:application",
         "--host", host, "--port", str(port),
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
+        "--no-proxy-headers",
         "--no-access-log", "--log-level", log_level,
     ]  # fmt: skip
 

@@ -106,6 +106,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: everything after it sees the client's address and scheme, not a proxy's.
+    "config.proxies.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -249,6 +251,9 @@ SPECTACULAR_SETTINGS = {
 # Tests' server processes share the test database, and its users' fast test hashes.
 if os.environ.get("PASSWORD_HASHERS"):
     PASSWORD_HASHERS = env_list("PASSWORD_HASHERS", "")
+
+# Django's password check with the sign-in attempt limit in front of it (every login page).
+AUTHENTICATION_BACKENDS = ["accounts.backends.LimitedModelBackend"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -2,15 +2,18 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.backends import LimitedAdminAuthenticationForm
 from config import frontend
 from pipelines import apis
+
+admin.site.login_form = LimitedAdminAuthenticationForm
 
 api_urlpatterns: list[URLPattern | URLResolver] = [
     path("health/", apis.health, name="health"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     # Session sign-in for the browsable API and the docs page.
-    path("auth/", include("rest_framework.urls")),
+    path("auth/", include("config.auth_urls")),
     path("", include("accounts.urls")),
     path("", include("pipelines.urls")),
     path("", include("runs.urls")),

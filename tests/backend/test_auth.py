@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from typing import Any
 
 import pytest
 import redis
+from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
+from django.test import Client, RequestFactory
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -376,3 +379,95 @@ def test_attempt_counts_live_in_redis_under_the_namespace(settings: Any, address
 
     keys = redis.Redis.from_url(settings.REDIS_URL).keys(f"{redis_namespace()}:cache:*{address}*")
     assert len(keys) == 1
+
+
+def test_a_forwarded_for_header_does_not_choose_the_counted_address(
+    settings: Any, address: str
+) -> None:
+    # Every guess claims another address; none of them is believed.
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 3
+    make_user(username="alice")
+
+    def guess(n: int) -> Any:
+        body = {"username": "alice", "password": "wrong-guess"}
+        return APIClient().post(
+            "/api/auth/token/",
+            body,
+            format="json",
+            REMOTE_ADDR=address,
+            HTTP_X_FORWARDED_FOR=f"192.0.2.{n}",
+        )
+
+    statuses = [guess(n).status_code for n in range(5)]
+
+    assert statuses == [400, 400, 400, 429, 429]
+
+
+def test_a_trusted_proxy_names_the_client(settings: Any, address: str) -> None:
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 2
+    settings.TRUSTED_PROXIES = (ipaddress.ip_network("10.255.255.0/24"),)
+    make_user(username="alice")
+
+    def guess(client: str) -> int:
+        response = APIClient().post(
+            "/api/auth/token/",
+            {"username": "alice", "password": "wrong-guess"},
+            format="json",
+            REMOTE_ADDR="10.255.255.7",
+            # The client may claim anything on the left; the proxy appends what it saw.
+            HTTP_X_FORWARDED_FOR=f"203.0.113.9, {client}",
+        )
+        return response.status_code
+
+    assert [guess(address) for _ in range(3)] == [400, 400, 429]
+    assert guess(f"{address}1") == 400  # another client behind the same proxy
+
+
+def test_the_session_login_page_is_limited(settings: Any, address: str) -> None:
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 2
+    make_user(username="alice")
+    client = Client(REMOTE_ADDR=address)
+
+    def sign_in(password: str) -> Any:
+        return client.post("/api/auth/login/", {"username": "alice", "password": password})
+
+    failures = [sign_in("wrong-guess") for _ in range(2)]
+    refused = sign_in(PASSWORD)
+
+    assert [r.status_code for r in failures] == [200, 200]  # the form again, with an error
+    assert refused.status_code == 200
+    assert b"Too many failed sign-ins from your address" in refused.content
+    assert "_auth_user_id" not in client.session
+    assert (
+        Client(REMOTE_ADDR=f"{address}1")
+        .post("/api/auth/login/", {"username": "alice", "password": PASSWORD})
+        .status_code
+        == 302
+    )
+
+
+def test_the_admin_login_page_is_limited(settings: Any, address: str) -> None:
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 2
+    User.objects.create_superuser("root", password=PASSWORD)
+    client = Client(REMOTE_ADDR=address)
+
+    def sign_in(password: str) -> Any:
+        return client.post("/admin/login/", {"username": "root", "password": password})
+
+    for _ in range(2):
+        sign_in("wrong-guess")
+    refused = sign_in(PASSWORD)
+
+    assert b"Too many failed sign-ins from your address" in refused.content
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_limit_holds_for_any_caller_of_authenticate(settings: Any, address: str) -> None:
+    # A sign-in page added later still goes through the backend, which refuses first.
+    settings.AUTH_ATTEMPTS_PER_MINUTE = 1
+    make_user(username="alice")
+    request = RequestFactory().post("/", REMOTE_ADDR=address)
+
+    assert authenticate(request, username="alice", password="wrong-guess") is None
+    assert authenticate(request, username="alice", password=PASSWORD) is None
+    assert authenticate(None, username="alice", password=PASSWORD) is not None

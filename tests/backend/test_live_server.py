@@ -217,3 +217,23 @@ def test_a_missing_static_file_is_404(server: str) -> None:
     with pytest.raises(urllib.error.HTTPError) as raised:
         urllib.request.urlopen(f"http://{server}/static/admin/css/none.css", timeout=10)
     assert raised.value.code == 404
+
+
+def test_the_server_believes_no_forwarded_address(server: str) -> None:
+    # uvicorn would take X-Forwarded-For from a peer on 127.0.0.1 as the client's address;
+    # then each guess could claim a new one and never be limited.
+    User.objects.create_user(username="guessed", password=PASSWORD)
+    statuses = []
+    for n in range(45):  # two windows' worth, should the minute turn meanwhile
+        request = urllib.request.Request(
+            f"http://{server}/api/auth/token/",
+            method="POST",
+            data=json.dumps({"username": "guessed", "password": "wrong-guess"}).encode(),
+            headers={"Content-Type": "application/json", "X-Forwarded-For": f"192.0.2.{n}"},
+        )
+        try:
+            urllib.request.urlopen(request, timeout=10)
+        except urllib.error.HTTPError as error:
+            statuses.append(error.code)
+    assert 429 in statuses
+    assert set(statuses) == {400, 429}
