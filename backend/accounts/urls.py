@@ -1,6 +1,7 @@
 from django.urls import path
 
 from accounts import apis
+from config import converters  # noqa: F401  (registers <id:...>)
 
 urlpatterns = [
     path("auth/register/", apis.RegisterApi.as_view(), name="auth-register"),
@@ -8,13 +9,11 @@ urlpatterns = [
     path("auth/me/", apis.MeApi.as_view(), name="auth-me"),
     path("workspaces/", apis.WorkspaceListApi.as_view(), name="workspace-list"),
     path(
-        "workspaces/<int:workspace_id>/", apis.WorkspaceDetailApi.as_view(), name="workspace-detail"
+        "workspaces/<id:workspace_id>/", apis.WorkspaceDetailApi.as_view(), name="workspace-detail"
     ),
+    path("workspaces/<id:workspace_id>/members/", apis.MemberListApi.as_view(), name="member-list"),
     path(
-        "workspaces/<int:workspace_id>/members/", apis.MemberListApi.as_view(), name="member-list"
-    ),
-    path(
-        "workspaces/<int:workspace_id>/members/<int:user_id>/",
+        "workspaces/<id:workspace_id>/members/<id:user_id>/",
         apis.MemberDetailApi.as_view(),
         name="member-detail",
     ),

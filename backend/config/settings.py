@@ -242,6 +242,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # `<id:...>` (config/converters.py): what a 64-bit database integer holds.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
     "ENUM_NAME_OVERRIDES": {
         "ExecutionStateEnum": "runs.serializers.STATES",
         "RunStatusEnum": "runs.models.RunStatus",

@@ -3,7 +3,7 @@ from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.backends import LimitedAdminAuthenticationForm
-from config import frontend
+from config import converters, frontend  # noqa: F401  (converters registers <id:...>)
 from pipelines import apis
 
 admin.site.login_form = LimitedAdminAuthenticationForm
@@ -17,8 +17,9 @@ api_urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("accounts.urls")),
     path("", include("pipelines.urls")),
     path("", include("runs.urls")),
-    # Anything else under /api/ (after APPEND_SLASH had its chance): 404 in the error shape.
-    re_path(r"^(?P<path>.*/)?$", apis.api_not_found),
+    # Anything else under /api/, with or without a slash and whatever cookies come with it:
+    # 404 in the error shape (and no redirect to add a slash, which answers HTML).
+    re_path(r"^(?P<path>.*)$", apis.api_not_found),
 ]
 
 urlpatterns = [

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
 from django.utils.http import parse_etags
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -59,10 +61,21 @@ def health(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
+@csrf_exempt  # nothing happens here, so a cookie without a CSRF token changes nothing
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     """Any other path under /api/: a 404 in the API's error shape."""
-    error = NotFound(f"No API endpoint at {request.path}.")
+    message = f"No API endpoint at {request.path}."
+    if not request.path.endswith("/") and _is_endpoint(f"{request.path}/"):
+        message += f" API paths end with a slash: {request.path}/"
+    error = NotFound(message)
     return JsonResponse(error_payload(error), status=error.status_code)
+
+
+def _is_endpoint(path: str) -> bool:
+    try:
+        return resolve(path).func is not api_not_found
+    except Resolver404:
+        return False
 
 
 def _query(serializer_class: type[Any], request: Request) -> dict[str, Any]:

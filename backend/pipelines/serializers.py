@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.serializers import UserRefSerializer
+from config.converters import MAX_ID
 from config.openapi import DiagnosticSerializer
 from pipelines.documents import FLINK_PLAN, STREAMGRAPH
 from pipelines.selectors import EXPORT_FORMATS, WORKING
@@ -35,11 +36,11 @@ class PipelineImportedSerializer(PipelineDetailSerializer):
 
 
 class PipelineListQuerySerializer(serializers.Serializer):
-    workspace = serializers.IntegerField(min_value=1, required=False)
+    workspace = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
 
 
 class PipelineCreateSerializer(serializers.Serializer):
-    workspace = serializers.IntegerField(min_value=1)
+    workspace = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     name = serializers.CharField(max_length=200)
     document = serializers.JSONField(
         required=False, help_text=DOCUMENT_HELP + " Defaults to an empty one."
@@ -51,6 +52,7 @@ class PipelineUpdateSerializer(serializers.Serializer):
     document = serializers.JSONField(required=False, help_text=DOCUMENT_HELP)
     revision = serializers.IntegerField(
         min_value=0,
+        max_value=MAX_ID,
         required=False,
         help_text="The revision your change is based on; if the pipeline has moved on, "
         "the change is refused with 409 `stale-revision`.",
@@ -58,7 +60,7 @@ class PipelineUpdateSerializer(serializers.Serializer):
 
 
 class PipelineImportSerializer(serializers.Serializer):
-    workspace = serializers.IntegerField(min_value=1)
+    workspace = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     name = serializers.CharField(
         max_length=200, required=False, help_text="Defaults to the document's name."
     )
@@ -86,7 +88,10 @@ class VersionCreateSerializer(serializers.Serializer):
 
 class VersionQuerySerializer(serializers.Serializer):
     version = serializers.IntegerField(
-        min_value=1, required=False, help_text="A version number; the working copy if omitted."
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        help_text="A version number; the working copy if omitted.",
     )
 
 
@@ -101,7 +106,7 @@ class VersionRefField(serializers.Field):
         text = str(data).strip()
         if text == WORKING:
             return WORKING
-        if text.isdigit() and int(text) >= 1:
+        if text.isdigit() and 1 <= int(text) <= MAX_ID:
             return int(text)
         raise serializers.ValidationError("Expected a version number or 'working'.")
 

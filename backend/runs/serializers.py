@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from accounts.serializers import UserRefSerializer
+from config.converters import MAX_ID
 from runs.models import RunStatus
 
 STATES = [
@@ -23,7 +24,9 @@ _TIME = "Seconds since the epoch; null until known."
 
 
 class RunStartSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=1, help_text="The version number to run.")
+    version = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="The version number to run."
+    )
     sparkMaster = serializers.CharField(
         max_length=200,
         required=False,
@@ -110,7 +113,7 @@ class RunDetailSerializer(RunSerializer):
 
 
 class JournalQuerySerializer(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, required=False, default=0)
+    after = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, default=0)
     limit = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=500)
 
 
