@@ -24,7 +24,8 @@ from compiler.diagnostics import Diagnostic, Location, structural_errors
 from compiler.document import FORMAT
 from compiler.flinkjson import streamgraph_from_execution_plan
 from compiler.pipeline import Compilation, compile_document
-from config.errors import DocumentRejected, DocumentTooLarge
+from config.errors import DocumentRejected, DocumentTooLarge, MalformedJson
+from config.json_input import read_json
 from runtime.catalog import runnability
 
 FLINK_PLAN = "flink-plan"
@@ -116,9 +117,9 @@ def document_from_import(*, content: object, name: str) -> tuple[dict[str, Any],
     parsed = content
     if isinstance(content, str):
         try:
-            parsed = json.loads(content)
-        except json.JSONDecodeError as error:
-            raise _rejected("import.not-json", f"The content is not JSON: {error}.") from error
+            parsed = read_json(content, what="The content")
+        except MalformedJson as error:
+            raise _rejected("import.not-json", error.message) from error
     if isinstance(parsed, dict) and parsed.get("format") == FORMAT:
         return copy.deepcopy(parsed), STREAMGRAPH
     if isinstance(parsed, dict) and _is_flink_plan(parsed):

@@ -88,3 +88,19 @@ def test_timings_prints_median_ms_per_pass_to_stderr() -> None:
         "total",
     }
     assert all(ms >= 0 for ms in summary["medianMs"].values())
+
+
+def test_a_deeply_nested_or_oversize_file_is_refused_and_the_others_processed(
+    tmp_path: Path,
+) -> None:
+    deep = tmp_path / "deep.streamgraph.json"
+    deep.write_text('{"nodes": ' + "[" * 5_000 + "]" * 5_000 + "}", "utf-8")
+    huge = tmp_path / "huge.streamgraph.json"
+    huge.write_text('{"pad": "' + "x" * (6 * 1024 * 1024) + '"}', "utf-8")
+    out = tmp_path / "out"
+    result = run(deep, huge, FIXTURES / "union-two.streamgraph.json", "--out-dir", out)
+    assert result.returncode == 2
+    assert "deep.streamgraph.json: error: not a JSON document" in result.stderr
+    assert "deeper than 64 levels (byte offset 73)" in result.stderr
+    assert "huge.streamgraph.json: error: the file is larger than" in result.stderr
+    assert [p.name for p in out.iterdir()] == ["union-two.jobgraph.json"]

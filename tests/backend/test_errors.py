@@ -50,7 +50,8 @@ def test_malformed_json_is_400_malformed_json(body: str) -> None:
     assert response.status_code == 400
     error = _error(response)
     assert error["code"] == "malformed-json"
-    assert error["message"].startswith("JSON parse error")
+    assert error["message"].startswith("The request body is not valid JSON")
+    assert "byte offset" in error["message"]
     assert _snapshot(team) == before
 
 

@@ -237,3 +237,22 @@ def test_the_server_believes_no_forwarded_address(server: str) -> None:
             statuses.append(error.code)
     assert 429 in statuses
     assert set(statuses) == {400, 429}
+
+
+def test_deep_nesting_on_the_anonymous_endpoint_is_a_small_json_400(server: str) -> None:
+    # The sign-in endpoint: registrations from this address are counted by other tests too.
+    body = '{"username": ' + "[" * 1_000 + "]" * 1_000 + "}"  # about 2 KB
+    request = urllib.request.Request(
+        f"http://{server}/api/auth/token/",
+        method="POST",
+        data=body.encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as raised:
+        urllib.request.urlopen(request, timeout=10)
+
+    answer = raised.value.read()
+    assert raised.value.code == 400
+    assert raised.value.headers["Content-Type"] == "application/json"
+    assert json.loads(answer)["error"]["code"] == "malformed-json"
+    assert len(answer) < 1_000

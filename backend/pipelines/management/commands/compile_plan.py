@@ -7,10 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from compiler.pipeline import compile_document, median_pass_timings
 from compiler.render import FILE_SUFFIXES, FORMATS, render_text
+from config.errors import MalformedJson
+from config.json_input import read_json
 
 INVALID_DOCUMENT_STATUS = 2
 _INPUT_SUFFIX = ".streamgraph.json"
@@ -84,10 +87,23 @@ class Command(BaseCommand):
             sys.exit(INVALID_DOCUMENT_STATUS)
 
     def _load(self, path: Path) -> object | None:
+        """The file's JSON, read as the API reads a document: at most the document limit,
+        through the bounded reader (depth, finite numbers)."""
+        limit: int = settings.PIPELINE_MAX_DOCUMENT_BYTES
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            with path.open("rb") as file:
+                data = file.read(limit + 1)
         except OSError as error:
             self.stderr.write(f"{path}: error: cannot read the file: {error.strerror}")
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            self.stderr.write(f"{path}: error: not a JSON document: {error}")
+            return None
+        if len(data) > limit:
+            self.stderr.write(
+                f"{path}: error: the file is larger than {limit:,} bytes, the largest "
+                "document the studio reads (PIPELINE_MAX_DOCUMENT_BYTES)"
+            )
+            return None
+        try:
+            return read_json(data, what="The file")
+        except MalformedJson as error:
+            self.stderr.write(f"{path}: error: not a JSON document: {error.message}")
         return None
