@@ -9,19 +9,23 @@ import subprocess
 import sys
 import time
 
+from django.conf import settings
+
 
 def uvicorn_command(*, host: str, port: int, log_level: str = "info") -> list[str]:
     """uvicorn serving `config.asgi` (HTTP and websockets).
 
     Per-message deflate is off: compressing each broadcast once per client costs more
     server CPU than the small plan deltas save in bytes. Forwarded headers are not believed
-    here: `config.proxies` decides whom to believe, from `TRUSTED_PROXIES`.
+    here: `config.proxies` decides whom to believe, from `TRUSTED_PROXIES`. A websocket
+    message far beyond what the consumers read (`config.socket_input`) closes the socket.
     """
     return [
         sys.executable, "-m", "uvicorn", "config.asgi:application",
         "--host", host, "--port", str(port),
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
         "--no-proxy-headers",
+        "--ws-max-size", str(2 * settings.WEBSOCKET_MAX_MESSAGE_BYTES),
         "--no-access-log", "--log-level", log_level,
     ]  # fmt: skip
 

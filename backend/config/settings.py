@@ -211,7 +211,15 @@ RUN_FAULT_INJECTION = env_bool("RUN_FAULT_INJECTION", default=False)
 # Request and document limits. A larger request body is refused (Django reads at most
 # this much; DRF's JSON parser goes through it) with the API's `document-too-large` error.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", str(5 * 1024 * 1024)))
+# A stored document stays small enough to be sent back in one request, with room for the
+# request's other fields; websocket edits are held to it too (pipelines/editing.py).
+PIPELINE_MAX_DOCUMENT_BYTES = int(
+    os.environ.get("PIPELINE_MAX_DOCUMENT_BYTES", str(DATA_UPLOAD_MAX_MEMORY_SIZE - 64 * 1024))
+)
 PIPELINE_MAX_NODES = int(os.environ.get("PIPELINE_MAX_NODES", "5000"))
+# A websocket message the consumers read at most (an edit may carry a node or a value as
+# large as a document); uvicorn closes the connection only beyond twice this.
+WEBSOCKET_MAX_MESSAGE_BYTES = PIPELINE_MAX_DOCUMENT_BYTES + 64 * 1024
 PIPELINE_MAX_EDGES = int(os.environ.get("PIPELINE_MAX_EDGES", "20000"))
 
 REST_FRAMEWORK = {

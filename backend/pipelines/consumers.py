@@ -16,8 +16,9 @@ from typing import Any, cast
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.contrib.auth.models import User
-from pydantic import ValidationError
 
+from config.errors import ApplicationError
+from config.socket_input import read_inbound
 from pipelines import presence
 from pipelines.access import pipeline_access
 from pipelines.editing import pipeline_apply_edit, pipeline_live_plan
@@ -94,9 +95,9 @@ class PipelineConsumer(AsyncWebsocketConsumer):
         if self.entry is None:
             return
         try:
-            message = INBOUND.validate_json(text_data or bytes_data or b"")
-        except ValidationError as error:
-            await self.send_message(ErrorMessage(error=_invalid_message(error)))
+            message = read_inbound(text_data if text_data is not None else bytes_data, INBOUND)
+        except ApplicationError as error:
+            await self.send_message(ErrorMessage(error=ErrorBody.of(error)))
             return
         if isinstance(message, EditRequest):
             await self.handle_edit(message)
@@ -189,13 +190,3 @@ def _snapshot_data(pipeline_id: int) -> tuple[int, dict[str, Any], dict[str, Any
         pipeline_id=pipeline_id, revision=row["revision"], document=row["document"]
     )
     return row["revision"], row["document"], plan
-
-
-def _invalid_message(error: ValidationError) -> ErrorBody:
-    first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid message"}
-    where = ".".join(str(part) for part in first["loc"])
-    return ErrorBody(
-        code="invalid-message",
-        message=f"{where}: {first['msg']}" if where else str(first["msg"]),
-        fields={".".join(str(p) for p in e["loc"]): e["msg"] for e in error.errors()},
-    )

@@ -51,8 +51,18 @@ def document_empty(*, name: str) -> dict[str, Any]:
     }
 
 
-def document_check_size(*, document: object) -> None:
-    """Refuse a document with more nodes or edges than the limits allow."""
+def document_bytes(document: object) -> int:
+    """The size of a document as the API sends and stores it: compact UTF-8 JSON."""
+    encoded = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+    return len(encoded.encode("utf-8"))
+
+
+def document_check_size(*, document: object, size: int | None = None) -> None:
+    """Refuse a document with more nodes, edges or bytes than the limits allow.
+
+    `size` is its `document_bytes` when the caller knows it (computed otherwise). The byte
+    limit keeps every stored document small enough to be sent back in one request.
+    """
     if not isinstance(document, dict):
         return
     limits = (
@@ -67,6 +77,16 @@ def document_check_size(*, document: object) -> None:
                 message,
                 diagnostics=[Diagnostic("document.too-large", message, Location(field=key))],
             )
+    size = document_bytes(document) if size is None else size
+    limit = settings.PIPELINE_MAX_DOCUMENT_BYTES
+    if size > limit:
+        message = (
+            f"The document is {size:,} bytes as JSON; at most {limit:,} bytes "
+            f"({limit / 1024 / 1024:.1f} MB) are allowed."
+        )
+        raise DocumentTooLarge(
+            message, diagnostics=[Diagnostic("document.too-large", message, Location())]
+        )
 
 
 def document_validate(*, document: object) -> Compilation:

@@ -15,10 +15,12 @@ decorates (`ui`, `meta`).
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
@@ -27,15 +29,20 @@ from compiler.edits import Edit, EditRejected, apply_edit, find_conflict
 from compiler.liveplan import live_plan, plan_delta
 from compiler.pipeline import compile_document
 from config.errors import DocumentTooLarge
-from pipelines.documents import document_check_size, with_run_diagnostics
+from pipelines.documents import document_bytes, document_check_size, with_run_diagnostics
 from pipelines.events import EditApplied, ErrorBody, UserRef, publish_to_pipeline
 from pipelines.models import Pipeline, PipelineEdit
+
+V = TypeVar("V")
 
 _CACHE_SIZE = 32
 # Recent revisions of working copies and their plans, in this process. A revision
 # never changes once written, so an entry is valid for as long as it is kept.
 _plans: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
 _documents: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+_sizes: OrderedDict[tuple[int, int], int] = OrderedDict()
+"""An upper bound of each cached revision's `document_bytes`: edits add to it what they can
+add at most, and only a bound beyond the limit costs encoding the whole document."""
 
 
 def document_live_plan(*, document: dict[str, Any]) -> dict[str, Any]:
@@ -73,13 +80,25 @@ def _affects_runnability(edit: Edit) -> bool:
     return True
 
 
-def _remember(
-    cache: OrderedDict[tuple[int, int], dict[str, Any]], key: tuple[int, int], value: dict[str, Any]
-) -> None:
+def _remember(cache: OrderedDict[tuple[int, int], V], key: tuple[int, int], value: V) -> None:
     cache[key] = value
     cache.move_to_end(key)
     while len(cache) > _CACHE_SIZE:
         cache.popitem(last=False)
+
+
+def _size_bound(key: tuple[int, int], document: dict[str, Any]) -> int:
+    size = _sizes.get(key)
+    if size is None:
+        size = document_bytes(document)
+        _remember(_sizes, key, size)
+    return size
+
+
+def _growth_bound(applied: Edit) -> int:
+    """At most what an edit adds to a document's JSON: its own JSON, twice over (a dotted
+    field path such as `ui.color` becomes nested objects), plus separators."""
+    return 2 * len(json.dumps(applied.to_json(), ensure_ascii=False).encode("utf-8")) + 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +181,10 @@ def pipeline_apply_edit(
         old_document = _documents.get((pipeline.pk, current)) or pipeline.document
         try:
             new_document, applied = apply_edit(old_document, parsed)
-            document_check_size(document=new_document)
+            size = _size_bound((pipeline.pk, current), old_document) + _growth_bound(applied)
+            if size > settings.PIPELINE_MAX_DOCUMENT_BYTES:
+                size = document_bytes(new_document)
+            document_check_size(document=new_document, size=size)
         except EditRejected as error:
             return _rejected_edit(current, error)
         except DocumentTooLarge as error:
@@ -201,6 +223,7 @@ def pipeline_apply_edit(
         )
         _remember(_plans, (pipeline.pk, revision), new_plan)
         _remember(_documents, (pipeline.pk, revision), new_document)
+        _remember(_sizes, (pipeline.pk, revision), size)
         delta = plan_delta(old_plan, new_plan)
         message = EditApplied(
             revision=revision,

@@ -15,6 +15,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from config.errors import ApplicationError, error_payload
 from config.namespacing import redis_namespace
 
 
@@ -25,22 +26,31 @@ class _Message(BaseModel):
 # Inbound ------------------------------------------------------------------------------
 
 
+NodeIdNumber = Annotated[int, Field(ge=0, le=2**31 - 1)]
+"""A StreamNode id (a Java int in Flink)."""
+SELECTION_LIMIT = 1_000
+"""Selected nodes (and edges) a presence message names: everyone receives each one, so a
+larger selection is shown to others by its first ones (the editor sends at most these)."""
+
+
 class Selection(_Message):
-    nodes: list[int] = Field(default_factory=list, max_length=10_000)
-    edges: list[list[int]] = Field(default_factory=list, max_length=10_000)
+    nodes: list[NodeIdNumber] = Field(default_factory=list, max_length=SELECTION_LIMIT)
+    edges: list[tuple[NodeIdNumber, NodeIdNumber, NodeIdNumber, NodeIdNumber]] = Field(
+        default_factory=list, max_length=SELECTION_LIMIT
+    )
     """Edge keys: [source, target, typeNumber, k]."""
 
 
 class Cursor(_Message):
-    x: float
-    y: float
+    x: float = Field(allow_inf_nan=False)
+    y: float = Field(allow_inf_nan=False)
 
 
 class EditRequest(_Message):
     type: Literal["edit"]
     opId: str = Field(min_length=1, max_length=100)
     """Chosen by the client; echoed in `edit_applied` / `edit_rejected`."""
-    baseRevision: int = Field(ge=0)
+    baseRevision: int = Field(ge=0, le=2**63 - 1)
     """The document revision the client saw when it made the edit."""
     edit: dict[str, Any]
     """A `compiler.edits.Edit` in its JSON form."""
@@ -83,6 +93,10 @@ class ErrorBody(_Message):
     message: str
     diagnostics: list[dict[str, Any]] = Field(default_factory=list)
     fields: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, error: ApplicationError) -> ErrorBody:
+        return cls.model_validate(error_payload(error)["error"])
 
 
 class Snapshot(_Message):

@@ -19,8 +19,9 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from pydantic import ValidationError
 
+from config.errors import ApplicationError
+from config.socket_input import read_inbound
 from runs.events import (
     INBOUND,
     ErrorBody,
@@ -80,9 +81,9 @@ class RunConsumer(AsyncWebsocketConsumer):
         if not self.joined:
             return
         try:
-            INBOUND.validate_json(text_data or bytes_data or b"")
-        except ValidationError as error:
-            await self.send_message(ErrorMessage(error=_invalid_message(error)))
+            read_inbound(text_data if text_data is not None else bytes_data, INBOUND)
+        except ApplicationError as error:
+            await self.send_message(ErrorMessage(error=ErrorBody.of(error)))
             return
         await self.send_snapshot()  # the only request: resync
 
@@ -143,9 +144,3 @@ def _check(run_id: int) -> RunStatus | None:
         run_mark_lost(run_id=run_id)
         run.refresh_from_db(fields=["status"])
     return run.run_status
-
-
-def _invalid_message(error: ValidationError) -> ErrorBody:
-    fields = {".".join(str(p) for p in e["loc"]) or "message": e["msg"] for e in error.errors()}
-    where, what = next(iter(fields.items()), ("message", "invalid message"))
-    return ErrorBody(code="invalid-message", message=f"{where}: {what}", fields=fields)

@@ -411,3 +411,105 @@ def test_a_browser_session_cookie_signs_in(team: Team) -> None:
         assert (connected, code) == (False, 4401)
 
     run(scenario)
+
+
+# Bounded input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_non_finite_number_is_refused_on_an_open_socket(team: Team, number: str) -> None:
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        text = (
+            '{"type": "edit", "opId": "nan", "baseRevision": 0, "edit": {"kind": "set_field", '
+            '"element": "node", "nodeId": 2, "field": "ui.x", "value": ' + number + "}}"
+        )
+        await alice.communicator.send_to(text_data=text)
+        error = await alice.receive("error")
+        assert error["error"]["code"] == "invalid-message"
+        assert "not a JSON number" in error["error"]["message"]
+        assert f"byte offset {text.index(number)}" in error["error"]["message"]
+        assert await stored(team.pipeline.pk) == (0, team.pipeline.document)
+        applied = await alice.edit("after", 0, set_field(2, "ui.x", 1.5))
+        assert applied["type"] == "edit_applied"
+        await alice.close()
+
+    run(scenario)
+
+
+def test_a_message_beyond_the_limit_is_refused_unread(team: Team, settings: Any) -> None:
+    settings.WEBSOCKET_MAX_MESSAGE_BYTES = 10_000
+
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        edit = set_field(2, "params.fn", "x" * 20_000)
+        await alice.send({"type": "edit", "opId": "big", "baseRevision": 0, "edit": edit})
+        error = await alice.receive("error")
+        assert error["error"]["code"] == "message-too-large"
+        assert "at most 10,000 bytes" in error["error"]["message"]
+        assert await stored(team.pipeline.pk) == (0, team.pipeline.document)
+        await alice.close()
+
+    run(scenario)
+
+
+def test_edits_cannot_grow_a_document_beyond_what_rest_can_save(team: Team, settings: Any) -> None:
+    # A stored document must always fit in a request again: edits are held to the same
+    # byte limit as REST, however they add up.
+    from pipelines.documents import document_bytes
+
+    settings.PIPELINE_MAX_DOCUMENT_BYTES = document_bytes(team.pipeline.document) + 3_000
+
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        revision, outcome = 0, None
+        for n in range(100):
+            outcome = await alice.edit(f"grow-{n}", revision, set_field(2, f"ui.n{n}", "y" * 400))
+            if outcome["type"] != "edit_applied":
+                break
+            revision = outcome["revision"]
+        assert outcome is not None and outcome["type"] == "edit_rejected"
+        assert outcome["error"]["code"] == "document-too-large"
+        assert 5 <= revision < 10
+        stored_revision, document = await stored(team.pipeline.pk)
+        assert stored_revision == revision
+        assert document_bytes(document) <= settings.PIPELINE_MAX_DOCUMENT_BYTES
+        await alice.close()
+
+    run(scenario)
+    response = team.client("editor").patch(
+        f"/api/pipelines/{team.pipeline.pk}/",
+        {"document": Pipeline.objects.get(pk=team.pipeline.pk).document},
+        format="json",
+    )
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [
+        {"nodes": list(range(1_001))},
+        {"edges": [[1, 2, 0, 0]] * 1_001},
+        {"edges": [[1, 2, 0, 0, 9]]},
+        {"nodes": [2**40]},
+    ],
+)
+def test_presence_beyond_its_limits_is_refused_not_broadcast(
+    team: Team, selection: dict[str, Any]
+) -> None:
+    async def scenario() -> None:
+        alice, snapshot = await join(team, "editor")
+        bob, _ = await join(team, "viewer")
+        await alice.send({"type": "presence", "selection": selection})
+        error = await alice.receive("error")
+        assert error["error"]["code"] == "invalid-message"
+        assert error["error"]["message"].startswith("presence.selection.")
+        await alice.send({"type": "presence", "selection": {"nodes": [2]}})
+        while (seen := await bob.receive("presence"))["client"]["selection"]["nodes"] == []:
+            pass  # the joins
+        assert seen["client"]["clientId"] == snapshot["you"]["clientId"]
+        assert seen["client"]["selection"]["nodes"] == [2]  # the refused one never came
+        await alice.close()
+        await bob.close()
+
+    run(scenario)

@@ -126,3 +126,18 @@ def test_non_finite_numbers_are_refused_with_their_offset(constant: str) -> None
     assert constant.lstrip("-") in error["message"]
     assert f"byte offset {body.index(constant)}" in error["message"]
     assert Pipeline.objects.get(pk=team.pipeline.pk).document == before
+
+
+def test_a_document_beyond_the_byte_limit_is_refused(settings: Any) -> None:
+    settings.PIPELINE_MAX_DOCUMENT_BYTES = 2_000
+    team = make_team()
+    document = {**make_document(), "meta": {"notes": "x" * 2_000}}
+
+    response = team.client("editor").patch(
+        f"/api/pipelines/{team.pipeline.pk}/", {"document": document}, format="json"
+    )
+
+    assert response.status_code == 400
+    error = _error(response)
+    assert error["code"] == "document-too-large"
+    assert "at most 2,000 bytes" in error["message"]

@@ -5,6 +5,7 @@ import {
   encodeClientMessage,
   parseServerMessage,
   presenceRequest,
+  SELECTION_MAX_ITEMS,
   resyncRequest,
   type ServerMessage,
 } from "./messages";
@@ -180,5 +181,15 @@ describe("client messages", () => {
       '{"type":"presence","selection":{"nodes":[1],"edges":[[1,2,0,0]]},"cursor":{"x":1,"y":2}}',
     );
     expect(encodeClientMessage(resyncRequest())).toBe('{"type":"resync"}');
+  });
+
+  it("name at most the server's limit of selected nodes and edges in presence", () => {
+    const nodes = Array.from({ length: 5_000 }, (_, i) => i + 1);
+    const edges = nodes.map((n) => [n, n + 1, 0, 0]);
+    const sent = presenceRequest({ nodes, edges }, null);
+    expect(sent.selection.nodes).toHaveLength(SELECTION_MAX_ITEMS);
+    expect(sent.selection.edges).toHaveLength(SELECTION_MAX_ITEMS);
+    expect(sent.selection.nodes[0]).toBe(1);
+    expect(SELECTION_MAX_ITEMS).toBe(1_000);
   });
 });

@@ -67,7 +67,8 @@ export interface PresenceEntry {
 
 /** The limits the server's models put on what a client sends. */
 export const OP_ID_MAX_LENGTH = 100;
-export const SELECTION_MAX_ITEMS = 10_000;
+/** Selected nodes, and edges, a presence message names (`pipelines.events.SELECTION_LIMIT`). */
+export const SELECTION_MAX_ITEMS = 1_000;
 
 export interface EditRequest {
   readonly type: "edit";
@@ -209,8 +210,16 @@ export function editRequest(opId: string, baseRevision: number, edit: Edit): Edi
   return { type: "edit", opId, baseRevision, edit };
 }
 
+/**
+ * What this client has selected, for the others: everyone receives it, so a larger
+ * selection is shown to them by its first `SELECTION_MAX_ITEMS` nodes and edges.
+ */
 export function presenceRequest(selection: Selection, cursor: Cursor | null): PresenceRequest {
-  return { type: "presence", selection, cursor };
+  const shown: Selection = {
+    nodes: selection.nodes.slice(0, SELECTION_MAX_ITEMS),
+    edges: selection.edges.slice(0, SELECTION_MAX_ITEMS),
+  };
+  return { type: "presence", selection: shown, cursor };
 }
 
 export function resyncRequest(): ResyncRequest {
