@@ -34,6 +34,8 @@ from compiler.model import (
 )
 
 FORMAT = "streamgraph/v1"
+MAX_NODE_ID = 2**31 - 1
+"""StreamNode ids are Java ints in Flink (and stay exact as JavaScript numbers)."""
 _UID_HASH = re.compile(r"^[0-9A-Fa-f]{32}$")
 _E = TypeVar("_E", bound=Enum)
 
@@ -247,6 +249,14 @@ def _read_nodes(
             r.error(
                 "node.id",
                 f"nodes[{position}] needs an integer 'id' > 0, got {raw_id!r}",
+                field=f"nodes[{position}].id",
+            )
+            continue
+        if raw_id > MAX_NODE_ID:
+            r.error(
+                "node.id",
+                f"nodes[{position}] has id {raw_id}, beyond the largest StreamNode id "
+                f"({MAX_NODE_ID}, a Java int)",
                 field=f"nodes[{position}].id",
             )
             continue

@@ -320,6 +320,20 @@ def test_node_id(value: object) -> None:
     assert f"needs an integer 'id' > 0, got {value!r}" in diagnostic.message
 
 
+@pytest.mark.parametrize("value", [2**31, 10**30])
+def test_node_id_beyond_a_java_int(value: int) -> None:
+    document = two_nodes().node(3, "Sink").build()
+    document["nodes"][2]["id"] = value
+    diagnostic = single_error(document, "node.id")
+    assert diagnostic.location == Location(field="nodes[2].id")
+    assert f"has id {value}, beyond the largest StreamNode id (2147483647" in diagnostic.message
+
+
+def test_the_largest_java_int_is_a_node_id() -> None:
+    document = two_nodes().node(2**31 - 1, "Sink").edge(2, 2**31 - 1).build()
+    assert not [d for d in compile_document(document).diagnostics if d.code == "node.id"]
+
+
 def test_node_duplicate_id() -> None:
     document = two_nodes().node(2, "Other map").build()
     diagnostic = single_error(document, "node.duplicate-id")

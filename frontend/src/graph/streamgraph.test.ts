@@ -45,6 +45,7 @@ describe("parseDocument", () => {
     [{ format: "streamgraph/v1", nodes: [5] }, ["node.type"]],
     [{ format: "streamgraph/v1", nodes: [{ id: true, name: "a" }] }, ["node.id"]],
     [{ format: "streamgraph/v1", nodes: [{ id: 0, name: "a" }] }, ["node.id"]],
+    [{ format: "streamgraph/v1", nodes: [{ id: 2 ** 31, name: "a" }] }, ["node.id"]],
     [
       {
         format: "streamgraph/v1",

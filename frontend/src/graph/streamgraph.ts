@@ -240,6 +240,9 @@ export function checkConfig(config: JsonValue | undefined): Diagnostic[] {
  * Problems with one node, `nodes[position]`. The id is checked here; whether it
  * is unique is the document's concern (`parseDocument`).
  */
+/** StreamNode ids are Java ints in Flink (as the compiler's `MAX_NODE_ID`). */
+export const MAX_NODE_ID = 2 ** 31 - 1;
+
 export function checkNode(raw: JsonValue | undefined, position: number): Diagnostic[] {
   if (!isJsonObject(raw)) {
     return [
@@ -252,6 +255,15 @@ export function checkNode(raw: JsonValue | undefined, position: number): Diagnos
       error("node.id", `nodes[${position}] needs an integer 'id' > 0, got ${pythonRepr(id)}`, {
         field: `nodes[${position}].id`,
       }),
+    ];
+  }
+  if (id > MAX_NODE_ID) {
+    return [
+      error(
+        "node.id",
+        `nodes[${position}] has id ${id}, beyond the largest StreamNode id (${MAX_NODE_ID}, a Java int)`,
+        { field: `nodes[${position}].id` },
+      ),
     ];
   }
   const out: Diagnostic[] = [];
