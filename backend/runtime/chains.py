@@ -510,6 +510,7 @@ class SubtaskRun:
         self.parallelism = vertex.parallelism
         self.data_dir = vertex.context.data_dir
         self.preview_size = vertex.context.preview_size
+        self.preview_chars = vertex.context.preview_chars
         self.records_in = 0
         self.records_out = 0
         self.finished = False

@@ -35,6 +35,10 @@ from runtime.operators.sources import FILE_SOURCES, PathError, list_files, resol
 from runtime.routing import Router, edge_seed, make_router
 
 DEFAULT_PREVIEW = 100
+PREVIEW_BUDGET_CHARS = 1_000_000
+"""Characters of sink previews a whole run keeps (shared by its sink subtasks): a run's
+previews are stored in its row and sent whole to every client that opens it."""
+MIN_PREVIEW_CHARS = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,9 @@ class RunOptions:
     The plan holds it resolved to an absolute path."""
     preview_size: int = DEFAULT_PREVIEW
     """Records each sink subtask keeps as text for the run's preview."""
+    preview_budget: int = PREVIEW_BUDGET_CHARS
+    """Characters of preview the whole run keeps, shared evenly by its sink subtasks (each
+    keeps at least `MIN_PREVIEW_CHARS`)."""
     seed: int | None = None
     """Seed of REBALANCE starts and SHUFFLE draws; None: a random one, kept in the plan."""
     faults: tuple[Fault, ...] = ()
@@ -148,6 +155,8 @@ class RunContext:
     preview_size: int
     seed: int
     faults: tuple[Fault, ...] = ()
+    preview_chars: int = MIN_PREVIEW_CHARS
+    """Characters of preview each sink subtask keeps (`RunOptions.preview_budget`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,16 +255,23 @@ def build_run_plan(
 
     seed = options.seed if options.seed is not None else secrets.randbits(63)
     data_dir = str(Path(options.data_dir).resolve())  # workers may run elsewhere
+    raw_nodes = {n["id"]: n for n in document["nodes"]}
+    raw_edges = document["edges"]  # the compiler keeps keys only as text to compare
+    execution_vertex = {v.id: v for v in execution.vertices}
+    sink_subtasks = sum(
+        execution_vertex[v.id].parallelism
+        for v in job_graph.vertices
+        for n in v.nodes
+        if CATALOG[raw_nodes[n]["operator"]].is_sink
+    )
     context = RunContext(
         runtime_mode=graph.config.runtime_mode.value,
         data_dir=data_dir,
         preview_size=options.preview_size,
         seed=seed,
         faults=options.faults,
+        preview_chars=max(MIN_PREVIEW_CHARS, options.preview_budget // max(1, sink_subtasks)),
     )
-    raw_nodes = {n["id"]: n for n in document["nodes"]}
-    raw_edges = document["edges"]  # the compiler keeps keys only as text to compare
-    execution_vertex = {v.id: v for v in execution.vertices}
     execution_edge: dict[int, ExecutionEdge] = {id(e.job_edge): e for e in execution.edges}
     chain_of = {chain.head: chain for chain in chains.chains}
 

@@ -10,6 +10,8 @@ import pytest
 
 from compiler.keygroups import assign_key_to_parallel_operator, assign_to_key_group
 from compiler.pipeline import compile_document
+from runtime.local import run_locally
+from runtime.plan import RunOptions, build_run_plan
 from tests.runtime.builders import Doc, run, sink_by_subtask, sink_records
 
 
@@ -434,6 +436,37 @@ def test_previews_are_bounded_and_say_so(tmp_path: Path):
     result, _ = run(doc, tmp_path, preview=3)
     [output] = result.sinks
     assert (output.records, output.preview, output.truncated) == (50, ("1", "2", "3"), True)
+
+
+def test_a_long_record_is_previewed_cut_short_with_its_length(tmp_path: Path):
+    doc = numbers(1, 2).node(2, "map", {"fn": "'y' * 5000 * x"}).node(3, "sink.collect")
+    result, _ = run(doc.edge(1, 2).edge(2, 3).build(), tmp_path)
+    [output] = result.sinks
+    assert [len(line) for line in output.preview] == [1_000, 1_000]
+    assert output.preview[0] == '"' + "y" * 979 + "… (5,002 characters)"
+    assert output.preview[1].endswith("y… (10,002 characters)")
+
+
+def test_a_run_shares_one_preview_budget_among_its_sink_subtasks(tmp_path: Path):
+    # 4 subtasks share 10,000 characters (at least 2,000 each): 2,500 each, so each keeps
+    # its first 2 records of 902 characters and the start of a third.
+    doc = (
+        numbers(1, 40)
+        .node(2, "map", {"fn": "'z' * 900"}, parallelism=4)
+        .node(3, "sink.collect", parallelism=4)
+        .edge(1, 2, "REBALANCE")
+        .edge(2, 3)
+        .build()
+    )
+    plan = build_run_plan(
+        doc, compile_document(doc), RunOptions(str(tmp_path), seed=1, preview_budget=10_000)
+    )
+    result = run_locally(plan, lambda event: None)
+    assert {o.subtask: o.records for o in result.sinks} == {0: 10, 1: 10, 2: 10, 3: 10}
+    for output in result.sinks:
+        assert [len(line) for line in output.preview] == [902, 902, 696]
+        assert output.preview[2].endswith("z… (902 characters)")
+        assert output.truncated
 
 
 def test_file_sinks_write_one_part_per_subtask(tmp_path: Path):

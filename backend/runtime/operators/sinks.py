@@ -1,7 +1,9 @@
 """Sinks: print, collect, text / CSV / JSON lines files, and FileSink's writer and committer.
 
 Every sink counts its records and keeps the first ones as text for the run's preview
-(`RunOptions.preview_size` per subtask). `sink.print` renders records as Flink's
+(`RunOptions.preview_size` records per subtask, within the subtask's share of the run's
+characters, `RunContext.preview_chars`; a record longer than `PREVIEW_RECORD_CHARS` is
+kept cut short, saying how long it was). `sink.print` renders records as Flink's
 print() does, `str(record)` prefixed with `N> ` (N = subtask + 1) when the sink is
 parallel; `sink.collect` renders them as JSON.
 
@@ -29,6 +31,18 @@ if TYPE_CHECKING:
     from runtime.plan import NodePlan
 
 
+PREVIEW_RECORD_CHARS = 1_000
+
+
+def clipped(text: str, limit: int = PREVIEW_RECORD_CHARS) -> str:
+    """`text`, or when it is longer than `limit`, its start and how long it was, in
+    `limit` characters all told."""
+    if len(text) <= limit:
+        return text
+    said = f"… ({len(text):,} characters)"
+    return text[: max(0, limit - len(said))] + said
+
+
 def print_text(record: Any) -> str:
     return str(record)
 
@@ -45,6 +59,7 @@ class Sink:
         self.vertex = run.vertex_id
         self.subtask = run.subtask
         self.limit = run.preview_size
+        self.chars_left = run.preview_chars
         self.records = 0
         self.preview: list[str] = []
         self.files: list[str] = []
@@ -54,8 +69,17 @@ class Sink:
 
     def write(self, record: Any) -> None:
         self.records += 1
-        if len(self.preview) < self.limit:
-            self.preview.append(self.render(record))
+        if self.wants_preview():
+            self.keep(self.render(record))
+
+    def wants_preview(self) -> bool:
+        return len(self.preview) < self.limit and self.chars_left > 0
+
+    def keep(self, text: str) -> None:
+        """Keep a record's text in the preview, within the record and subtask limits."""
+        kept = clipped(text, min(PREVIEW_RECORD_CHARS, self.chars_left))
+        self.chars_left -= len(kept)
+        self.preview.append(kept)
 
     def complete(self) -> None:
         """The subtask finished: make what it wrote visible."""
@@ -112,8 +136,8 @@ class FileSink(Sink):
             self.start(stream, record)
         self.records += 1
         text = self.put(stream, record)
-        if len(self.preview) < self.limit:
-            self.preview.append(text)
+        if self.wants_preview():
+            self.keep(text)
 
     def start(self, stream: TextIO, first: Any) -> None:
         """Write what comes before the first record (a CSV header)."""
