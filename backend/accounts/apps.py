@@ -7,5 +7,7 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
-        # Registers the receiver that counts failed sign-ins, whichever page they come from.
-        import accounts.backends  # noqa: F401
+        # Register the receivers: failed sign-ins are counted whichever page they come from,
+        # and access changes reach open sockets whatever made them.
+        import accounts.backends
+        import accounts.sockets  # noqa: F401

@@ -4,6 +4,10 @@ Browsers send the session cookie and always an `Origin` header; a cookie-based
 connection from a page on another host is refused (cross-site websocket
 hijacking). Token connections carry their credential in the URL, so no page
 can make them on a user's behalf, and need no origin check.
+
+The scope also records how the connection authenticated (`auth_by_token`, the token's
+key; otherwise the session's), so signing out or revoking a token can close exactly the
+sockets it opened (`accounts.sockets`).
 """
 
 from __future__ import annotations
@@ -39,9 +43,13 @@ class TokenAuthMiddleware:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         keys = query.get("token")
         if keys:
-            scope = dict(scope, user=await _user_for_token(keys[0]), auth_by_token=True)
+            user = await _user_for_token(keys[0])
+            scope = dict(scope, user=user, auth_by_token=True, token_key=keys[0])
         elif not _origin_allowed(scope):
-            scope = dict(scope, user=AnonymousUser())
+            # Closed with 4403 if the cookie would have signed someone in, else 4401.
+            user = scope.get("user")
+            signed_in = user is not None and user.is_authenticated
+            scope = dict(scope, user=AnonymousUser(), foreign_origin=signed_in)
         return await self.inner(scope, receive, send)
 
 

@@ -27,4 +27,4 @@ def pipeline_access(
     role = membership_role(user=user, workspace=pipeline.workspace)
     if role is None:
         return None
-    return PipelineAccess(role=str(role), can_edit=role in (Role.EDITOR, Role.OWNER))
+    return PipelineAccess(role=str(role), can_edit=role.allows(Role.EDITOR))

@@ -1,9 +1,12 @@
 """The co-editing websocket, `ws/pipelines/<id>/`: authenticate, join, validate, forward.
 
-The consumer holds no business logic: edits go to `pipelines.editing`,
-presence to `pipelines.presence`, and everything pipeline-wide is published by
-`pipelines.events`. Close codes: 4401 not signed in, 4404 no such pipeline
-for this user (also when it exists in a workspace the user is not in).
+The consumer holds no business logic: edits go to `pipelines.editing` (which checks the
+role under the pipeline's row lock), presence to `pipelines.presence`, and everything
+pipeline-wide is published by `pipelines.events`. As a `MemberSocket` it follows the
+user's access while open: a demoted editor's socket turns read-only and is told so
+(`access_changed`); a removed or signed-out user's is closed. Close codes
+(`accounts.sockets`): 4401 not signed in, 4403 a page of another origin, 4404 no such
+pipeline for this user (also when it is in a workspace the user is not, or no longer, in).
 """
 
 from __future__ import annotations
@@ -11,19 +14,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from typing import Any, cast
+from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
-from django.contrib.auth.models import User
 
+from accounts.sockets import CLOSE_NOT_FOUND, MemberSocket
 from config.errors import ApplicationError
 from config.socket_input import read_inbound
 from pipelines import presence
-from pipelines.access import pipeline_access
+from pipelines.access import PipelineAccess, pipeline_access
 from pipelines.editing import pipeline_apply_edit, pipeline_live_plan
 from pipelines.events import (
     INBOUND,
+    AccessChanged,
     EditRejected,
     EditRequest,
     ErrorBody,
@@ -40,38 +43,25 @@ from pipelines.events import (
     publish_to_pipeline_async,
 )
 
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_NOT_FOUND = 4404
 
-
-class PipelineConsumer(AsyncWebsocketConsumer):
-    user: User
-    pipeline_id: int
+class PipelineConsumer(MemberSocket[PipelineAccess]):
     entry: PresenceEntry | None = None
-    can_edit: bool = False
-    closed: bool = False
-    """Set when the socket closed: group messages may still be in flight to us."""
     _heartbeat: asyncio.Task[None] | None = None
 
-    async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
-        self.user = cast(User, user)
-        self.pipeline_id = int(self.scope["url_route"]["kwargs"]["pipeline_id"])
-        access = await database_sync_to_async(pipeline_access)(
-            user=user, pipeline_id=self.pipeline_id
+    @property
+    def pipeline_id(self) -> int:
+        return int(self.scope["url_route"]["kwargs"]["pipeline_id"])
+
+    async def load_access(self) -> PipelineAccess | None:
+        return await database_sync_to_async(pipeline_access)(
+            user=self.user, pipeline_id=self.pipeline_id
         )
-        if access is None:
-            await self.close(code=CLOSE_NOT_FOUND)
-            return
-        self.can_edit = access.can_edit
-        await self.accept()
+
+    async def joined(self) -> None:
         self.entry = PresenceEntry(
             clientId=uuid.uuid4().hex,
-            user=UserRef(id=user.pk, username=user.get_username()),
-            role=access.role,
+            user=UserRef(id=self.user.pk, username=self.user.get_username()),
+            role=self.access.role,
         )
         await self.channel_layer.group_add(pipeline_group(self.pipeline_id), self.channel_name)
         await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
@@ -79,20 +69,29 @@ class PipelineConsumer(AsyncWebsocketConsumer):
         await self.send_snapshot()
         self._heartbeat = asyncio.create_task(self._refresh_presence())
 
-    async def disconnect(self, code: int) -> None:
-        self.closed = True
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
+    async def access_updated(self, previous: PipelineAccess) -> None:
+        """A role went up or down: the client (read-only or not) and everyone's presence."""
         if self.entry is None:
             return
+        self.entry = self.entry.model_copy(update={"role": self.access.role})
+        await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
+        await publish_to_pipeline_async(self.pipeline_id, PresenceChanged(client=self.entry))
+        await self.send_message(AccessChanged(you=self.entry, canEdit=self.access.can_edit))
+
+    async def left(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
         await self.channel_layer.group_discard(pipeline_group(self.pipeline_id), self.channel_name)
-        await presence.presence_remove(pipeline_id=self.pipeline_id, client_id=self.entry.clientId)
-        await publish_to_pipeline_async(
-            self.pipeline_id, PresenceLeft(clientId=self.entry.clientId)
-        )
+        if self.entry is not None:
+            await presence.presence_remove(
+                pipeline_id=self.pipeline_id, client_id=self.entry.clientId
+            )
+            await publish_to_pipeline_async(
+                self.pipeline_id, PresenceLeft(clientId=self.entry.clientId)
+            )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.entry is None:
+        if self.entry is None or self.closed:
             return
         try:
             message = read_inbound(text_data if text_data is not None else bytes_data, INBOUND)
@@ -107,12 +106,12 @@ class PipelineConsumer(AsyncWebsocketConsumer):
             )
             await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
             await publish_to_pipeline_async(self.pipeline_id, PresenceChanged(client=self.entry))
-        else:
+        elif await self.recheck_access():  # a snapshot is a read: of what they may still read
             await self.send_snapshot()
 
     async def handle_edit(self, request: EditRequest) -> None:
         assert self.entry is not None
-        if not self.can_edit:
+        if not self.access.can_edit:  # a courtesy: the service checks the role itself
             await self.send_message(
                 EditRejected(
                     opId=request.opId,
@@ -143,13 +142,15 @@ class PipelineConsumer(AsyncWebsocketConsumer):
                     error=outcome.error,
                 )
             )
+            if outcome.reason == "forbidden":
+                await self.recheck_access()  # the role changed: tell the client, or close
         # An applied edit reaches this client through the group, like everyone else.
 
     async def send_snapshot(self) -> None:
         assert self.entry is not None
         snapshot = await database_sync_to_async(_snapshot_data)(self.pipeline_id)
         if snapshot is None:
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self.close_with(CLOSE_NOT_FOUND)
             return
         revision, document, plan = snapshot
         others = await presence.presence_list(pipeline_id=self.pipeline_id)
@@ -170,7 +171,8 @@ class PipelineConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=event["text"])
 
     async def send_message(self, message: Outbound) -> None:
-        await self.send(text_data=encode(message))
+        if not self.closed:
+            await self.send(text_data=encode(message))
 
     async def _refresh_presence(self) -> None:
         with contextlib.suppress(asyncio.CancelledError):

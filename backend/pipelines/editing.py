@@ -1,10 +1,12 @@
 """Service: apply a co-editing operation to a pipeline's working copy.
 
-One edit at a time per pipeline (the row is locked), against the revision its
-author saw: an edit on an older revision is rebased over the edits stored since
-when it conflicts with none of them (`compiler.edits.find_conflict`), else it is
-rejected and nothing changes. An applied edit is stored with its revision and
-broadcast, after commit, with the plan delta it caused.
+One edit at a time per pipeline (the row is locked), by a user who is an editor or
+owner of its workspace at that moment (checked under the lock: the role a socket saw
+when it connected proves nothing), against the revision its author saw: an edit on an
+older revision is rebased over the edits stored since when it conflicts with none of
+them (`compiler.edits.find_conflict`), else it is rejected and nothing changes. An
+applied edit is stored with its revision and broadcast, after commit, with the plan
+delta it caused.
 
 The live plan is the compiler's (`compiler.liveplan`) with the problems that would stop
 a run appended to its diagnostics (`pipelines.documents.with_run_diagnostics`). Those
@@ -24,6 +26,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from accounts.models import Role
+from accounts.selectors import membership_role
 from compiler.diagnostics import structural_errors
 from compiler.edits import Edit, EditRejected, apply_edit, find_conflict
 from compiler.liveplan import live_plan, plan_delta
@@ -101,18 +105,35 @@ def _growth_bound(applied: Edit) -> int:
     return 2 * len(json.dumps(applied.to_json(), ensure_ascii=False).encode("utf-8")) + 64
 
 
+Reason = Literal["conflict", "invalid", "forbidden"]
+
+
 @dataclass(frozen=True, slots=True)
 class EditOutcome:
     revision: int
     """The revision after the call (unchanged when rejected)."""
     applied: EditApplied | None = None
-    reason: Literal["conflict", "invalid"] | None = None
+    reason: Reason | None = None
     error: ErrorBody | None = None
+
+
+def _edit_refusal(user: User, workspace_id: int) -> tuple[str, str] | None:
+    """(code, message) if the user may not edit the workspace's pipelines now."""
+    role = membership_role(user=user, workspace=workspace_id)
+    if role is None:
+        return "not-found", "you are no longer a member of this pipeline's workspace"
+    if not role.allows(Role.EDITOR):
+        return (
+            "permission-denied",
+            f"your role in this workspace is {role.label.lower()} now: only editors and "
+            "owners may edit",
+        )
+    return None
 
 
 def _rejection(
     revision: int,
-    reason: Literal["conflict", "invalid"],
+    reason: Reason,
     code: str,
     message: str,
     diagnostics: list[dict[str, Any]] | None = None,
@@ -142,12 +163,20 @@ def pipeline_apply_edit(
     try:
         parsed = Edit.from_json(edit)
     except EditRejected as error:
-        current = Pipeline.objects.values_list("revision", flat=True).get(pk=pipeline_id)
-        return _rejected_edit(current, error)
+        stored = Pipeline.objects.values_list("revision", flat=True).filter(pk=pipeline_id)
+        return _rejected_edit(stored.first() or 0, error)
     with transaction.atomic():
         # The document is loaded only when this process does not hold that revision.
-        pipeline = Pipeline.objects.select_for_update().defer("document").get(pk=pipeline_id)
+        pipeline = (
+            Pipeline.objects.select_for_update().defer("document").filter(pk=pipeline_id).first()
+        )
+        if pipeline is None:
+            return _rejection(0, "forbidden", "not-found", "the pipeline was deleted")
         current = pipeline.revision
+        # The role now, under the row lock: not the one the socket saw when it opened.
+        refusal = _edit_refusal(user, pipeline.workspace_id)
+        if refusal is not None:
+            return _rejection(current, "forbidden", *refusal)
         if base_revision > current:
             return _rejection(
                 current,

@@ -165,6 +165,15 @@ class RunStarted(_Message):
     user: UserRef
 
 
+class AccessChanged(_Message):
+    """This connection's role changed while it was open (an owner changed it): `you` with
+    the new role; with `canEdit` false the client turns read-only."""
+
+    type: Literal["access_changed"] = "access_changed"
+    you: PresenceEntry
+    canEdit: bool
+
+
 class PresenceChanged(_Message):
     type: Literal["presence"] = "presence"
     client: PresenceEntry
@@ -187,6 +196,7 @@ Outbound = (
     | DocumentReplaced
     | VersionSaved
     | RunStarted
+    | AccessChanged
     | PresenceChanged
     | PresenceLeft
     | ErrorMessage

@@ -6,8 +6,10 @@ next one. An older entry (already in the snapshot) is dropped; a newer one means
 was missed (published before the subscription took effect), and the missed entries are
 read from the journal first. While the run is active, the consumer also catches up from
 the journal every `RUN_HEARTBEAT_SECONDS` (an entry published while Redis was away) and
-fails the run if its worker stopped beating (`run_mark_lost`). Close codes: 4401 not
-signed in, 4404 no such run for this user.
+fails the run if its worker stopped beating (`run_mark_lost`). As a `MemberSocket` it
+follows the user's access while open: removed from the workspace or signed out, the
+socket closes. Close codes (`accounts.sockets`): 4401 not signed in, 4403 a page of
+another origin, 4404 no such run for this user.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ import contextlib
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
+from accounts.sockets import CLOSE_NOT_FOUND, MemberSocket
 from config.errors import ApplicationError
 from config.socket_input import read_inbound
 from runs.events import (
@@ -34,64 +36,58 @@ from runs.events import (
     run_update,
 )
 from runs.models import TERMINAL, Run, RunStatus
-from runs.selectors import run_access, run_detail, run_entries, run_is_stale
+from runs.selectors import RunAccess, run_access, run_detail, run_entries, run_is_stale
 from runs.services import run_mark_lost
 
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_NOT_FOUND = 4404
 FIRST_CATCH_UP_SECONDS = 0.5
 
 
-class RunConsumer(AsyncWebsocketConsumer):
-    run_id: int
+class RunConsumer(MemberSocket[RunAccess]):
     group: str
     seq: int = -1
     """The last journal entry this client has (-1: no snapshot yet)."""
-    joined: bool = False
-    closed: bool = False
+    joined_run: bool = False
     _lock: asyncio.Lock
     _watch: asyncio.Task[None] | None = None
 
-    async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
-        self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
-        access = await database_sync_to_async(run_access)(user=user, run_id=self.run_id)
-        if access is None:
-            await self.close(code=CLOSE_NOT_FOUND)
-            return
+    @property
+    def run_id(self) -> int:
+        return int(self.scope["url_route"]["kwargs"]["run_id"])
+
+    async def load_access(self) -> RunAccess | None:
+        return await database_sync_to_async(run_access)(user=self.user, run_id=self.run_id)
+
+    async def joined(self) -> None:
         self._lock = asyncio.Lock()
-        self.group = run_group(access.key)
-        await self.accept()
+        self.group = run_group(self.access.key)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        self.joined = True
+        self.joined_run = True
         if await self.send_snapshot():
             self._watch = asyncio.create_task(self._watch_run())
 
-    async def disconnect(self, code: int) -> None:
-        self.closed = True
+    async def left(self) -> None:
         if self._watch is not None:
             self._watch.cancel()
-        if self.joined:
+        if self.joined_run:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.joined:
+        if not self.joined_run or self.closed:
             return
         try:
             read_inbound(text_data if text_data is not None else bytes_data, INBOUND)
         except ApplicationError as error:
             await self.send_message(ErrorMessage(error=ErrorBody.of(error)))
             return
-        await self.send_snapshot()  # the only request: resync
+        # The only request: resync, a read of what the user may still read.
+        if await self.recheck_access():
+            await self.send_snapshot()
 
     async def send_snapshot(self) -> bool:
         async with self._lock:
             detail = await database_sync_to_async(run_detail)(run_id=self.run_id)
             if detail is None:
-                await self.close(code=CLOSE_NOT_FOUND)
+                await self.close_with(CLOSE_NOT_FOUND)
                 return False
             self.seq = detail["seq"]
             await self.send_message(Snapshot(seq=self.seq, run=RunDetail(**detail)))

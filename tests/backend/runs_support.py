@@ -31,6 +31,7 @@ from runs.models import Run, RunStatus
 from runtime.monitoring import RunMonitor, monitored_vertices
 from tests.backend.conftest import FAST_HASHERS
 from tests.backend.factories import make_version
+from tests.backend.sockets import open_socket
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 5
@@ -129,7 +130,7 @@ async def connect(run_id: int, user: User | None) -> tuple[bool, int | None, Cli
         token, _ = await database_sync_to_async(Token.objects.get_or_create)(user=user)
         query = f"?token={token.key}"
     communicator = WebsocketCommunicator(application, f"/ws/runs/{run_id}/{query}")
-    connected, code = await communicator.connect(timeout=TIMEOUT)
+    connected, code = await open_socket(communicator)
     return connected, code, Client(communicator)
 
 

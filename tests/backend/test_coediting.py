@@ -20,6 +20,7 @@ from config.asgi import application
 from pipelines.editing import document_live_plan
 from pipelines.models import Pipeline, PipelineEdit
 from tests.backend.factories import Team, make_team
+from tests.backend.sockets import open_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -79,7 +80,7 @@ async def connect(
     communicator = WebsocketCommunicator(
         application, f"/ws/pipelines/{pipeline_id}/{query}", headers=headers or []
     )
-    connected, code = await communicator.connect(timeout=TIMEOUT)
+    connected, code = await open_socket(communicator)
     return connected, code, communicator
 
 
@@ -397,7 +398,8 @@ def test_a_browser_session_cookie_signs_in(team: Team) -> None:
     cookie = f"{django_settings.SESSION_COOKIE_NAME}={session}".encode()
 
     async def scenario() -> None:
-        headers = [(b"cookie", cookie), (b"origin", b"http://127.0.0.1:8000")]
+        site = [(b"cookie", cookie), (b"host", b"127.0.0.1:8000")]
+        headers = [*site, (b"origin", b"http://127.0.0.1:8000")]
         connected, code, communicator = await connect(
             team.pipeline.pk, None, query="", headers=headers
         )
@@ -405,10 +407,10 @@ def test_a_browser_session_cookie_signs_in(team: Team) -> None:
         snapshot = await Client(communicator).receive("snapshot")
         assert snapshot["you"]["user"]["username"] == "eddie"
         await communicator.disconnect()
-        # The same cookie from a page on another site is refused.
-        foreign = [(b"cookie", cookie), (b"origin", b"https://evil.example")]
+        # The same cookie from a page of another origin is refused, and told so.
+        foreign = [*site, (b"origin", b"https://evil.example")]
         connected, code, _ = await connect(team.pipeline.pk, None, query="", headers=foreign)
-        assert (connected, code) == (False, 4401)
+        assert (connected, code) == (False, 4403)
 
     run(scenario)
 

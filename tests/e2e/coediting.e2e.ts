@@ -148,4 +148,25 @@ describe("co-editing", () => {
       expect.stringContaining("Grace's cut"),
     );
   });
+
+  it("turns a demoted editor's open editor read-only at once, and closes it on removal", async () => {
+    const gracePage = await open(grace);
+    await gracePage.getByTestId("node-2").click();
+    expect(await gracePage.getByTestId("prop-name").isEnabled()).toBe(true);
+    const workspace = await firstWorkspace(ada);
+    const member = `workspaces/${workspace.id}/members/${grace.id}/`;
+
+    await api("PATCH", member, ada.token, { role: "viewer" });
+    // Without reloading: the open socket is told, and the editor follows.
+    await gracePage.locator(".role-pill").waitFor();
+    await expect.poll(() => gracePage.getByTestId("prop-name").isDisabled()).toBe(true);
+    await expect
+      .poll(async () => (await gracePage.locator(".notice-toast").allTextContents()).join(" "))
+      .toContain("Your role in this workspace is now viewer");
+
+    await api("DELETE", member, ada.token);
+    await expect
+      .poll(async () => (await gracePage.locator(".banner").allTextContents()).join(" "))
+      .toContain("you are not a member of its workspace (any more)");
+  });
 });

@@ -37,6 +37,7 @@ const ENCODED: Record<ServerMessage["type"], string> = {
   version_saved:
     '{"type":"version_saved","number":3,"revision":7,"message":"Widen the total","user":{"id":2,"username":"grace"}}',
   run_started: '{"type":"run_started","run":12,"version":3,"user":{"id":2,"username":"grace"}}',
+  access_changed: `{"type":"access_changed","you":${ENTRY.replace('"editor"', '"viewer"')},"canEdit":false}`,
   presence:
     '{"type":"presence","client":{"clientId":"c1","user":{"id":1,"username":"ada"},"role":"editor",' +
     '"selection":{"nodes":[1],"edges":[[1,2,0,0]]},"cursor":{"x":1.5,"y":2.0}}}',

@@ -161,6 +161,14 @@ export interface RunStartedMessage {
   readonly user: UserRef;
 }
 
+/** `AccessChanged`: this connection's role changed while it was open (`you` has the new
+ * role); without `canEdit` the editor is read-only. */
+export interface AccessChangedMessage {
+  readonly type: "access_changed";
+  readonly you: PresenceEntry;
+  readonly canEdit: boolean;
+}
+
 /** `PresenceChanged`: a client joined or changed its selection or cursor. */
 export interface PresenceMessage {
   readonly type: "presence";
@@ -186,6 +194,7 @@ export type ServerMessage =
   | DocumentReplacedMessage
   | VersionSavedMessage
   | RunStartedMessage
+  | AccessChangedMessage
   | PresenceMessage
   | PresenceLeftMessage
   | ErrorMessage;
@@ -199,6 +208,7 @@ export const SERVER_MESSAGE_TYPES: readonly ServerMessageType[] = [
   "document_replaced",
   "version_saved",
   "run_started",
+  "access_changed",
   "presence",
   "presence_left",
   "error",
@@ -362,6 +372,12 @@ function readMessage(raw: JsonObject, type: ServerMessageType): ServerMessage {
         run: integer(field("run"), "run"),
         version: integer(field("version"), "version"),
         user: readUser(field("user"), "user"),
+      };
+    case "access_changed":
+      return {
+        type,
+        you: readPresenceEntry(field("you"), "you"),
+        canEdit: boolean(field("canEdit"), "canEdit"),
       };
     case "presence":
       return { type, client: readPresenceEntry(field("client"), "client") };

@@ -9,8 +9,10 @@
 
 import { createStore, type StoreApi } from "zustand/vanilla";
 
+import { refusalText } from "../api/closeCodes";
 import { storedToken } from "../api/http";
 import {
+  type AccessChangedMessage,
   editRequest,
   encodeClientMessage,
   presenceRequest,
@@ -28,7 +30,7 @@ export type ConnectionStatus =
   | "connecting"
   | "open"
   | "reconnecting"
-  /** The server refused us (4401: not signed in, 4404: no such pipeline or no access). */
+  /** The server refused us, at once or later (`api/closeCodes`). */
   | "refused";
 
 export interface SessionState {
@@ -45,10 +47,10 @@ export interface SessionState {
   readonly versionSaved: VersionSavedMessage | null;
   /** The last run anyone started while this session was open. */
   readonly runStarted: RunStartedMessage | null;
+  /** The last change of this user's role while this session was open. */
+  readonly accessChanged: AccessChangedMessage | null;
 }
 
-const CLOSE_UNAUTHENTICATED = 4401;
-const CLOSE_NOT_FOUND = 4404;
 const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000];
 
 export function socketUrl(pipelineId: number, token: string | null): string {
@@ -82,6 +84,7 @@ export class EditorSession {
       serverError: null,
       versionSaved: null,
       runStarted: null,
+      accessChanged: null,
     }));
   }
 
@@ -100,14 +103,9 @@ export class EditorSession {
       if (this.closed) {
         return;
       }
-      if (event.code === CLOSE_UNAUTHENTICATED || event.code === CLOSE_NOT_FOUND) {
-        this.state.setState({
-          status: "refused",
-          detail:
-            event.code === CLOSE_UNAUTHENTICATED
-              ? "You are signed out. Sign in again to edit."
-              : "This pipeline does not exist, or you are not a member of its workspace.",
-        });
+      const refusal = refusalText(event.code, "pipeline", "edit");
+      if (refusal !== null) {
+        this.state.setState({ status: "refused", detail: refusal, others: {} });
         return;
       }
       const delay = RETRY_DELAYS_MS[Math.min(this.retries, RETRY_DELAYS_MS.length - 1)] ?? 4000;
@@ -182,6 +180,10 @@ export class EditorSession {
         return;
       case "run_started":
         this.state.setState({ runStarted: message });
+        return;
+      case "access_changed":
+        // The editor turns read-only (or editable) with `you.role`.
+        this.state.setState({ you: message.you, accessChanged: message });
         return;
       case "error":
         this.state.setState({ serverError: message.error.message });

@@ -46,6 +46,15 @@ export function useEditorSync(
           const message = saved.message === "" ? "" : `: “${saved.message}”`;
           notify(`${saved.user.username} saved version ${saved.number}${message}`, "info");
         }
+        const access = state.accessChanged;
+        if (access !== null && access !== previous.accessChanged) {
+          notify(
+            access.canEdit
+              ? `Your role in this workspace is now ${access.you.role}: you can edit.`
+              : `Your role in this workspace is now ${access.you.role}: the editor is read-only.`,
+            "info",
+          );
+        }
         const started = state.runStarted;
         if (started !== null && started !== previous.runStarted && started.user.id !== you) {
           notify(

@@ -118,6 +118,19 @@ describe("following a run", () => {
     expect(state().seq).toBe(1);
   });
 
+  it.each([
+    [4401, "You are signed out. Sign in again to follow this run."],
+    [4403, "The server does not accept your sign-in from this page's address"],
+    [4404, "This run does not exist, or you are not a member of its workspace (any more)."],
+  ])("says why the server closed it with %i, even while it was open", (code, text) => {
+    const { sockets, clock, state } = watcher();
+    sockets[0]?.deliver(snapshot(runDetail({ seq: 1, status: "RUNNING" })));
+    sockets[0]?.drop(code);
+    expect(state().connection).toBe("refused");
+    expect(state().detail).toContain(text);
+    expect(clock.timers.size).toBe(0);
+  });
+
   it("stops when refused, and when closed", () => {
     const refused = watcher();
     refused.sockets[0]?.drop(4404);

@@ -8,6 +8,7 @@
  * a drop then is not retried.
  */
 
+import { refusalText } from "../api/closeCodes";
 import { storedToken } from "../api/http";
 import { encodeRunRequest, parseRunMessage } from "../api/runMessages";
 import { isActive, type RunDetail } from "../api/runs";
@@ -22,8 +23,6 @@ import {
   type RunStore,
 } from "../store/run";
 
-const CLOSE_UNAUTHENTICATED = 4401;
-const CLOSE_NOT_FOUND = 4404;
 export const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000] as const;
 
 /** What the watcher needs of a WebSocket (a real one, or a test's). */
@@ -127,15 +126,9 @@ export class RunWatcher {
 
   private dropped(code: number): void {
     const state = this.store.getState();
-    if (code === CLOSE_UNAUTHENTICATED || code === CLOSE_NOT_FOUND) {
-      this.store.setState(
-        connectionRefused(
-          state,
-          code === CLOSE_UNAUTHENTICATED
-            ? "You are signed out. Sign in again to follow this run."
-            : "This run does not exist, or you are not a member of its workspace.",
-        ),
-      );
+    const refusal = refusalText(code, "run", "follow this run");
+    if (refusal !== null) {
+      this.store.setState(connectionRefused(state, refusal));
       return;
     }
     if (state.info !== null && !isActive(state.info.status)) {
