@@ -1,28 +1,37 @@
 """Websocket authentication: the session cookie, or `?token=<API token>`.
 
-Browsers send the session cookie and always an `Origin` header; a cookie-based
-connection from a page on another host is refused (cross-site websocket
-hijacking). Token connections carry their credential in the URL, so no page
-can make them on a user's behalf, and need no origin check.
+Browsers send the session cookie with every socket a page opens, and always an `Origin`
+header: a cookie-based connection is only believed from the site's own origin (the scheme,
+host and port the socket was opened on) or one of `TRUSTED_ORIGINS`, so a page on another
+origin cannot use a signed-in user's cookie (cross-site websocket hijacking). Scheme, host
+and port are all compared: `http://127.0.0.1:6666` is not `http://127.0.0.1:8000`. Token
+connections carry their credential in the URL, so no page can make them on a user's
+behalf, and need no origin check.
 
-The scope also records how the connection authenticated (`auth_by_token`, the token's
-key; otherwise the session's), so signing out or revoking a token can close exactly the
-sockets it opened (`accounts.sockets`).
+The scope also records how the connection authenticated (`auth_by_token`, the session's
+key), so signing out or revoking a token can close exactly the sockets it opened
+(`accounts.sockets`).
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlsplit
 
 from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.http.request import validate_host
+from django.http.request import split_domain_port, validate_host
 from rest_framework.authtoken.models import Token
 
+from config.proxies import forwarded_values, scope_headers
+
 Scope = dict[str, Any]
+Origin = tuple[str, str, int]
+"""(scheme, host, port), as origins are compared."""
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 @database_sync_to_async
@@ -45,7 +54,7 @@ class TokenAuthMiddleware:
         if keys:
             user = await _user_for_token(keys[0])
             scope = dict(scope, user=user, auth_by_token=True, token_key=keys[0])
-        elif not _origin_allowed(scope):
+        elif not origin_allowed(scope):
             # Closed with 4403 if the cookie would have signed someone in, else 4401.
             user = scope.get("user")
             signed_in = user is not None and user.is_authenticated
@@ -53,13 +62,58 @@ class TokenAuthMiddleware:
         return await self.inner(scope, receive, send)
 
 
-def _origin_allowed(scope: Scope) -> bool:
-    origin = dict(scope.get("headers", [])).get(b"origin")
+def origin_allowed(scope: Scope) -> bool:
+    """Whether a cookie-authenticated socket may be believed: no `Origin` (not a browser),
+    or the site's own origin, or a trusted one."""
+    headers = scope_headers(scope.get("headers", []))
+    origin = headers.get("origin")
     if origin is None:
-        return True  # not a browser
-    host = urlparse(origin.decode("latin-1")).hostname or ""
-    allowed = settings.ALLOWED_HOSTS or ["localhost", "127.0.0.1"]
-    return validate_host(host, allowed)
+        return True
+    parsed = _origin(origin)
+    if parsed is None:
+        return False
+    return parsed == _site_origin(scope, headers) or any(
+        _matches(parsed, trusted) for trusted in settings.CSRF_TRUSTED_ORIGINS
+    )
+
+
+def _origin(url: str) -> Origin | None:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    return scheme, host, port or _DEFAULT_PORTS[scheme]
+
+
+def _site_origin(scope: Scope, headers: dict[str, str]) -> Origin | None:
+    """The origin the socket was opened on: its Host (one of `ALLOWED_HOSTS`) and scheme
+    (`wss`, or https as a trusted proxy forwards it)."""
+    host = headers.get("host", "")
+    domain, _ = split_domain_port(host)
+    if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+        return None
+    client = scope.get("client") or ("", 0)
+    _, forwarded_scheme = forwarded_values(headers, str(client[0]))
+    secure = scope.get("scheme") == "wss" or forwarded_scheme == "https"
+    return _origin(f"{'https' if secure else 'http'}://{host}")
+
+
+def _matches(origin: Origin, trusted: str) -> bool:
+    """Django's rule for `CSRF_TRUSTED_ORIGINS`: an exact origin, or `scheme://*.domain`
+    for its subdomains."""
+    scheme, _, rest = trusted.partition("://")
+    if rest.startswith("*."):
+        pattern = _origin(f"{scheme}://{rest[2:]}")
+        return (
+            pattern is not None
+            and (origin[0], origin[2]) == (pattern[0], pattern[2])
+            and origin[1].endswith("." + pattern[1])
+        )
+    return origin == _origin(trusted)
 
 
 def websocket_auth_stack(inner: Any) -> Any:

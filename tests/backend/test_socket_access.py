@@ -25,6 +25,7 @@ from rest_framework.authtoken.models import Token
 import accounts.sockets
 from accounts.models import Membership, Role
 from accounts.services import membership_change, membership_remove, workspace_delete
+from accounts.websocket_auth import origin_allowed
 from config.asgi import application
 from pipelines.editing import pipeline_apply_edit
 from pipelines.models import Pipeline
@@ -330,5 +331,82 @@ def test_a_lost_notice_is_caught_by_the_periodic_check(
             "default"
         )
         assert await eddie.closed_with() == 4401
+
+    run(scenario)
+
+
+# Origins ---------------------------------------------------------------------------------
+
+
+def _scope(origin: str | None, *, host: str = "127.0.0.1:8000", **extra: Any) -> dict[str, Any]:
+    headers = [(b"host", host.encode())]
+    if origin is not None:
+        headers.append((b"origin", origin.encode()))
+    return {"type": "websocket", "scheme": "ws", "headers": headers, **extra}
+
+
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [
+        (None, True),  # not a browser
+        ("http://127.0.0.1:8000", True),
+        ("http://127.0.0.1:6666", False),  # another port
+        ("https://127.0.0.1:8000", False),  # another scheme
+        ("https://localhost:9999", False),
+        ("http://localhost:8000", False),  # another host than the socket's
+        ("null", False),
+        ("http://127.0.0.1:8000.evil.example", False),
+    ],
+)
+def test_the_origin_must_be_the_sites_own_scheme_host_and_port(
+    origin: str | None, allowed: bool
+) -> None:
+    assert origin_allowed(_scope(origin)) is allowed
+
+
+def test_a_secure_socket_has_an_https_origin() -> None:
+    assert origin_allowed(_scope("https://127.0.0.1:8000", scheme="wss"))
+    assert not origin_allowed(_scope("http://127.0.0.1:8000", scheme="wss"))
+    assert origin_allowed(_scope("https://localhost", host="localhost", scheme="wss"))
+
+
+def test_a_host_the_server_does_not_serve_is_no_origin_of_its_own() -> None:
+    assert not origin_allowed(_scope("http://evil.example:8000", host="evil.example:8000"))
+
+
+def test_trusted_origins_are_compared_whole(settings: Any) -> None:
+    settings.CSRF_TRUSTED_ORIGINS = ["https://studio.example.com", "https://*.corp.example"]
+
+    assert origin_allowed(_scope("https://studio.example.com"))
+    assert origin_allowed(_scope("https://studio.example.com:443"))
+    assert not origin_allowed(_scope("http://studio.example.com"))
+    assert not origin_allowed(_scope("https://studio.example.com:8443"))
+    assert origin_allowed(_scope("https://a.corp.example"))
+    assert not origin_allowed(_scope("https://corp.example.evil"))
+
+
+def test_a_trusted_proxy_may_say_the_socket_is_secure(settings: Any) -> None:
+    import ipaddress
+
+    scope = _scope("https://127.0.0.1:8000", client=("10.0.0.2", 5000))
+    scope["headers"].append((b"x-forwarded-proto", b"https"))
+
+    assert not origin_allowed(scope)  # anyone may send the header
+    settings.TRUSTED_PROXIES = (ipaddress.ip_network("10.0.0.0/8"),)
+    assert origin_allowed(scope)
+
+
+def test_a_cookie_from_another_port_is_closed_with_4403(team: Team) -> None:
+    browser = _browser_signed_in_as(team.editor)
+    headers = [
+        header if header[0] != b"origin" else (b"origin", b"http://127.0.0.1:6666")
+        for header in _cookie_headers(browser)
+    ]
+
+    async def scenario() -> None:
+        communicator = WebsocketCommunicator(
+            application, f"/ws/pipelines/{team.pipeline.pk}/", headers=headers
+        )
+        assert await open_socket(communicator) == (False, 4403)
 
     run(scenario)
