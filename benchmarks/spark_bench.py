@@ -38,8 +38,9 @@ how late subtask state changes reach a run monitor websocket.
         [--latency-runs 5] [--no-throughput] [--no-latency] [--postgres-url URL]
 
 Quick run: `--size-mb 20 --rounds 1`. The text files are written once into
-`var/bench/` (named by their parameters) and reused; the server reads them there
-(`RUNTIME_DATA_DIR`). Needs Redis at `REDIS_URL` and Java for Spark.
+`var/bench/` (named by their parameters) and reused; each server has a data folder of
+its own (`RUNTIME_DATA_DIR`) and reads them, hard-linked, in its workspace's folder there.
+Needs Redis at `REDIS_URL` and Java for Spark.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ import itertools
 import json
 import os
 import random
+import shutil
 import statistics
 import string
 import sys
@@ -383,10 +385,28 @@ def verify(
     return problems
 
 
-def throughput(args: argparse.Namespace, host: str, server_pid: int, studio: Studio) -> int:
+def workspace_file(data_dir: Path, workspace: int, source: Path) -> None:
+    """Put `source` in the workspace's data folder under its own name, where the studio's
+    runs read (a hard link; a copy across file systems)."""
+    folder = data_dir / "workspaces" / str(workspace)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / source.name
+    if target.exists():
+        return
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def throughput(
+    args: argparse.Namespace, host: str, server_pid: int, studio: Studio, data_dir: Path
+) -> int:
     """The interleaved word count rounds; the number of problems found in the results."""
     path = words_file(args.size_mb, args.words, args.seed)
     warm = words_file(WARM_UP_MB, args.words, args.seed)
+    for file in (path, warm):
+        workspace_file(data_dir, studio.workspace, file)
     p = args.parallelism
     lines = count_lines(path)
     print(
@@ -629,16 +649,18 @@ def postgres_database(url: str) -> Iterator[str | None]:
 @contextmanager
 def studio_server(
     args: argparse.Namespace, database_url: str, folder: Path, label: str
-) -> Iterator[tuple[str, int, Studio]]:
-    env = server_environment(database_url=database_url, data_dir=BENCH_DIR, master=args.master)
-    BENCH_DIR.mkdir(parents=True, exist_ok=True)
+) -> Iterator[tuple[str, int, Studio, Path]]:
+    """A server on its own database and data folder, and a signed-in client; yields
+    `host:port`, the server's process id, the client and the data folder."""
+    data_dir = folder / f"data-{label}"
+    env = server_environment(database_url=database_url, data_dir=data_dir, master=args.master)
     log_path = folder / f"server-{label}.log"
     with log_path.open("wb") as log:
         try:
             with serving(env, log) as (host, pid):
                 studio = Studio(host)
                 studio.register(f"bench-{uuid.uuid4().hex[:8]}")
-                yield host, pid, studio
+                yield host, pid, studio, data_dir
         except BaseException:
             log.flush()
             tail = log_path.read_bytes()[-4000:].decode(errors="replace")
@@ -674,15 +696,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="streamgraph-bench-") as temp:
         folder = Path(temp)
         sqlite = f"sqlite:///{folder / 'bench.sqlite3'}"
-        with studio_server(args, sqlite, folder, "sqlite") as (host, pid, studio):
+        with studio_server(args, sqlite, folder, "sqlite") as (host, pid, studio, data_dir):
             if not args.no_throughput:
-                problems += throughput(args, host, pid, studio)
+                problems += throughput(args, host, pid, studio, data_dir)
             if not args.no_latency:
                 latency(args, "SQLite", host, studio)
         if not args.no_latency and args.postgres_url:
             with postgres_database(args.postgres_url) as url:
                 if url is not None:
-                    with studio_server(args, url, folder, "postgres") as (host, _, studio):
+                    with studio_server(args, url, folder, "postgres") as (host, _, studio, _):
                         latency(args, "PostgreSQL", host, studio)
     if problems:
         sys.exit(1)

@@ -192,7 +192,8 @@ RUN_EXECUTOR = os.environ.get("RUN_EXECUTOR", "spark").strip()
 if RUN_EXECUTOR not in {"spark", "local"}:
     raise ImproperlyConfigured(f"RUN_EXECUTOR must be 'spark' or 'local', not {RUN_EXECUTOR!r}.")
 RUNTIME_DATA_DIR = Path(os.environ.get("RUNTIME_DATA_DIR", str(VAR_DIR / "data")))
-"""The folder file sources read from and file sinks write to (paths are relative to it)."""
+"""Where runs read and write files: each workspace in a folder of its own below it,
+`workspaces/<id>/`, to which the paths of its documents are relative (runs/data_folders.py)."""
 RUN_QUEUE = os.environ.get("RUN_QUEUE", "")
 """The Celery queue of runs; empty: `<namespace>.runs` (`runs.tasks.run_queue`), so a worker
 only takes runs of the database it serves."""

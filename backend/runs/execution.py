@@ -38,6 +38,7 @@ from django.utils import timezone
 
 from compiler.pipeline import compile_document
 from runs import control
+from runs.data_folders import workspace_data_dir
 from runs.events import RunPublisher
 from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
@@ -207,7 +208,7 @@ def _plan(run: Run) -> RunPlan:
     compilation = compile_document(document)
     faults = run.parameters.get("faults", []) if settings.RUN_FAULT_INJECTION else []
     options = RunOptions(
-        data_dir=str(settings.RUNTIME_DATA_DIR),
+        data_dir=str(workspace_data_dir(workspace_id=run.pipeline.workspace_id)),
         faults=tuple(
             Fault(
                 subtask=fault["subtask"],

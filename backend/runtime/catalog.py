@@ -604,6 +604,11 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+def is_data_folder_root(path: str) -> bool:
+    """Whether `path` names the data folder itself (`.`, `./`, `./.`)."""
+    return all(part in ("", ".") for part in re.split(r"[/\\]+", path))
+
+
 class _Report:
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
@@ -696,7 +701,7 @@ def _check_params(node: int, spec: OperatorSpec, params: dict[str, Any], report:
             if param.required:
                 report.add("param.required", f"{param.label} is required", node=node, field=field)
             continue
-        _check_value(node, param, value, field, report)
+        _check_value(node, param, value, field, report, writes=spec.is_sink)
     known = {param.name for param in spec.params}
     for name in params:
         if name not in known:
@@ -712,7 +717,10 @@ def _check_params(node: int, spec: OperatorSpec, params: dict[str, Any], report:
         extra(node, spec, params, report)
 
 
-def _check_value(node: int, param: ParamSpec, value: Any, field: str, report: _Report) -> None:
+def _check_value(
+    node: int, param: ParamSpec, value: Any, field: str, report: _Report, *, writes: bool
+) -> None:
+    """Report what is wrong with one parameter's value (`writes`: the node is a sink)."""
     kind = param.type
     if kind is ParamType.EXPRESSION:
         if not isinstance(value, str):
@@ -760,6 +768,14 @@ def _check_value(node: int, param: ParamSpec, value: Any, field: str, report: _R
         problem = path_problem(value)
         if problem is not None:
             report.add("param.path-outside-data", problem, node=node, field=field)
+        elif writes and is_data_folder_root(value):
+            report.add(
+                "param.path-root",
+                "a sink writes into a folder of its own inside the data folder, not into the "
+                "data folder itself; name one, e.g. 'out'",
+                node=node,
+                field=field,
+            )
     elif kind is ParamType.STRING and param.name == "field":
         if type(value) not in (int, str):
             report.add(

@@ -31,7 +31,13 @@ from runtime.catalog import CATALOG, KEY_VARIABLES, PARTITION_VARIABLES, runnabi
 from runtime.chains import ChainCode, SubtaskRun, generate_chains
 from runtime.expressions import compile_expression
 from runtime.operators.sinks import FILE_SINKS
-from runtime.operators.sources import FILE_SOURCES, PathError, list_files, resolve
+from runtime.operators.sources import (
+    FILE_SOURCES,
+    PathError,
+    PathOutside,
+    list_files,
+    resolve,
+)
 from runtime.routing import Router, edge_seed, make_router
 
 DEFAULT_PREVIEW = 100
@@ -417,23 +423,26 @@ def _with_defaults(kind: str, params: Mapping[str, Any]) -> dict[str, Any]:
 def _check_paths(
     document: Mapping[str, Any], options: RunOptions, diagnostics: list[Diagnostic]
 ) -> None:
-    """Source files must exist in the data folder; sink folders must lie inside it."""
+    """Source files must exist in the data folder; sink folders must lie inside it (and not
+    be it). A path that leaves it through a symbolic link is `param.path-outside-data`."""
     for node in document["nodes"]:
         kind = node.get("operator")
         if kind in FILE_SOURCES:
             path = node["params"]["path"]
+            code = "run.path-missing"
             try:
                 files = list_files(options.data_dir, path)
+            except PathOutside as error:
+                code, message = "param.path-outside-data", str(error)
             except (PathError, OSError) as error:
                 message = str(error)
             else:
                 if files:
                     continue
                 message = f"{path!r} holds no files to read"
-            code = "run.path-missing"
         elif kind in FILE_SINKS:
             try:
-                resolve(options.data_dir, node["params"]["path"], must_exist=False)
+                resolve(options.data_dir, node["params"]["path"], must_exist=False, writes=True)
                 continue
             except (PathError, OSError) as error:
                 message = str(error)

@@ -22,6 +22,7 @@ KNOWN_CODES = {
     "param.range",
     "param.invalid-expression",
     "param.path-outside-data",
+    "param.path-root",
     "param.unknown",
     "run.unknown-operator",
     "run.inputs",
@@ -141,6 +142,9 @@ def test_every_kind_runs_with_the_editors_defaults(kind: str):
         ("source.csv", {"path": "C:\\data"}, ("param.path-outside-data", "params.path")),
         ("source.csv", {"path": "a.csv", "header": "yes"}, ("param.type", "params.header")),
         ("sink.text", {"path": ""}, ("param.path-outside-data", "params.path")),
+        ("sink.text", {"path": "."}, ("param.path-root", "params.path")),
+        ("sink.csv", {"path": "./"}, ("param.path-root", "params.path")),
+        ("sink.json", {"path": ".//."}, ("param.path-root", "params.path")),
         ("window.reduce", {"assigner": "weekly", "fn": "a"}, ("param.choice", "params.assigner")),
         (
             "window.reduce",

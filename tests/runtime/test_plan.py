@@ -120,16 +120,17 @@ def test_source_files_must_exist_inside_the_data_folder(tmp_path: Path):
     (data / "empty").mkdir(parents=True)
     (tmp_path / "secret.txt").write_text("no")
     os.symlink(tmp_path / "secret.txt", data / "link.txt")
-    for path, message in [
-        ("missing.txt", "does not exist"),
-        ("empty", "holds no files"),
-        ("link.txt", "leads outside the data folder"),
+    for path, code, message in [
+        ("missing.txt", "run.path-missing", "does not exist"),
+        ("empty", "run.path-missing", "holds no files"),
+        # A file that is there, but outside: not "missing", as the catalog calls it.
+        ("link.txt", "param.path-outside-data", "leads outside the data folder"),
     ]:
         doc = Doc().node(1, "source.text", {"path": path}).build()
         with pytest.raises(RunPlanError) as caught:
             build(doc, data)
         [diagnostic] = caught.value.diagnostics
-        assert diagnostic.code == "run.path-missing"
+        assert diagnostic.code == code
         assert (diagnostic.location.node, diagnostic.location.field) == (1, "params.path")
         assert message in diagnostic.message
 
@@ -149,6 +150,23 @@ def test_a_sink_cannot_write_outside_the_data_folder(tmp_path: Path):
         build(doc, data)
     assert codes(caught) == [("param.path-outside-data", 2, None, "params.path")]
     assert "leads outside the data folder" in str(caught.value)
+
+
+def test_a_sink_cannot_write_into_the_data_folder_itself(tmp_path: Path):
+    data = tmp_path / "data"
+    data.mkdir()
+    os.symlink(".", data / "here")
+    doc = (
+        Doc()
+        .node(1, "source.sequence", {"from": 1, "to": 2})
+        .node(2, "sink.text", {"path": "here"})
+        .edge(1, 2)
+        .build()
+    )
+    with pytest.raises(RunPlanError) as caught:
+        build(doc, data)
+    assert codes(caught) == [("param.path-outside-data", 2, None, "params.path")]
+    assert "the data folder itself" in str(caught.value)
 
 
 def test_the_data_folder_is_kept_as_an_absolute_path(tmp_path: Path, monkeypatch: Any):

@@ -121,7 +121,7 @@ class FileSink(Sink):
     def __init__(self, node: NodePlan, run: SubtaskRun) -> None:
         super().__init__(node, run)
         self.data_dir = Path(run.data_dir).resolve()
-        self.folder = resolve(run.data_dir, node.params["path"], must_exist=False)
+        self.folder = resolve(run.data_dir, node.params["path"], must_exist=False, writes=True)
         name = f"part-{run.subtask}.{self.extension}"
         self.final = self.folder / name
         self.temporary = self.folder / f".{name}.{run.attempt}.inprogress"

@@ -44,6 +44,15 @@ class PathError(ValueError):
     """A path that is missing or leaves the data folder."""
 
 
+class PathOutside(PathError):
+    """A path that leads outside the data folder (through a symbolic link, once resolved),
+    or to the folder itself where a folder of its own is needed."""
+
+
+class PathMissing(PathError):
+    """A path that leads nowhere in the data folder."""
+
+
 def number_splits(first: int, last: int, parallelism: int) -> list[range]:
     """`NumberSequenceIterator(first, last).split(parallelism)` as ranges."""
     if last < first:
@@ -61,19 +70,23 @@ def number_splits(first: int, last: int, parallelism: int) -> list[range]:
     return result
 
 
-def resolve(data_dir: str, path: str, *, must_exist: bool = True) -> Path:
-    """The file or folder `path` names inside `data_dir`; raises PathError."""
+def resolve(data_dir: str, path: str, *, must_exist: bool = True, writes: bool = False) -> Path:
+    """The file or folder `path` names inside `data_dir` (symbolic links followed); raises
+    `PathOutside` if it leaves the folder (or, for a sink, `writes`, is the folder itself)
+    and `PathMissing` if it must exist and does not."""
     from runtime.catalog import path_problem
 
     problem = path_problem(path)
     if problem is not None:
-        raise PathError(f"{path!r}: {problem}")
+        raise PathOutside(f"{path!r}: {problem}")
     root = Path(data_dir).resolve()
     target = (root / path).resolve()
     if target != root and root not in target.parents:
-        raise PathError(f"{path!r} leads outside the data folder")
+        raise PathOutside(f"{path!r} leads outside the data folder")
+    if writes and target == root:
+        raise PathOutside(f"{path!r} is the data folder itself; a sink needs a folder of its own")
     if must_exist and not target.exists():
-        raise PathError(f"{path!r} does not exist in the data folder")
+        raise PathMissing(f"{path!r} does not exist in the data folder")
     return target
 
 
