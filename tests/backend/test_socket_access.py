@@ -327,9 +327,7 @@ def test_a_lost_notice_is_caught_by_the_periodic_check(
 
     async def scenario() -> None:
         eddie = await open_pipeline(team, "editor")
-        await database_sync_to_async(Token.objects.filter(user=team.editor)._raw_delete)(
-            "default"
-        )
+        await database_sync_to_async(Token.objects.filter(user=team.editor)._raw_delete)("default")
         assert await eddie.closed_with() == 4401
 
     run(scenario)
