@@ -6,6 +6,7 @@ Every deployment-specific value comes from the environment; the defaults suit lo
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import secrets
 from pathlib import Path
@@ -187,7 +188,19 @@ CHANNEL_LAYERS = {
 
 # Runs (docs/RUNTIME.md). A Celery worker runs them on Spark (`spark`) or, for fast tests
 # of everything around Spark, in its own process with the reference executor (`local`).
+# Where runs execute is the operator's choice, never a user's (runtime/clusters.py): the
+# `default` cluster's master, and more clusters by name, which owners may choose for a run.
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "").strip() or "local[*,3]"
+try:
+    SPARK_CLUSTERS: dict[str, object] = json.loads(os.environ.get("SPARK_CLUSTERS") or "{}")
+except ValueError as error:
+    raise ImproperlyConfigured(f"SPARK_CLUSTERS is not JSON: {error}") from error
+if not isinstance(SPARK_CLUSTERS, dict):
+    raise ImproperlyConfigured('SPARK_CLUSTERS must be an object: {"name": {"master": ...}}')
+RUN_MAX_PARALLELISM = int(os.environ.get("RUN_MAX_PARALLELISM", "128"))
+"""The highest parallelism of any vertex of a run (a cluster may set its own)."""
+RUN_MAX_SUBTASKS = int(os.environ.get("RUN_MAX_SUBTASKS", "2048"))
+"""The most subtasks of one run, all vertices together (a cluster may set its own)."""
 RUN_EXECUTOR = os.environ.get("RUN_EXECUTOR", "spark").strip()
 if RUN_EXECUTOR not in {"spark", "local"}:
     raise ImproperlyConfigured(f"RUN_EXECUTOR must be 'spark' or 'local', not {RUN_EXECUTOR!r}.")
@@ -195,10 +208,12 @@ RUNTIME_DATA_DIR = Path(os.environ.get("RUNTIME_DATA_DIR", str(VAR_DIR / "data")
 """Where runs read and write files: each workspace in a folder of its own below it,
 `workspaces/<id>/`, to which the paths of its documents are relative (runs/data_folders.py)."""
 RUN_QUEUE = os.environ.get("RUN_QUEUE", "")
-"""The Celery queue of runs; empty: `<namespace>.runs` (`runs.tasks.run_queue`), so a worker
-only takes runs of the database it serves."""
+"""The Celery queue of the default cluster's runs, and the prefix of the others' (`.<name>`);
+empty: `<namespace>.runs` (`runs.tasks.run_queue`), so a worker only takes runs of the
+database it serves."""
 RUN_WORKER_CONCURRENCY = int(os.environ.get("RUN_WORKER_CONCURRENCY", "2"))
-"""Runs one worker process executes at once, sharing its one Spark session."""
+"""Runs one worker process executes at once, sharing its one Spark session (each worker
+process serves one cluster)."""
 RUN_SOFT_TIME_LIMIT = int(os.environ.get("RUN_SOFT_TIME_LIMIT", "3600"))
 """Seconds a run may take; then it is cancelled and fails."""
 RUN_TIME_LIMIT = int(os.environ.get("RUN_TIME_LIMIT", "3660"))

@@ -20,8 +20,10 @@ class _ReadOnly(admin.ModelAdmin):
 
 @admin.register(Run)
 class RunAdmin(_ReadOnly):
-    list_display = ("id", "pipeline", "version", "status", "started_by", "created_at", "worker")
-    list_filter = ("status",)
+    list_display = (
+        "id", "pipeline", "version", "status", "cluster", "started_by", "created_at", "worker",
+    )  # fmt: skip
+    list_filter = ("status", "cluster")
     list_select_related = ("pipeline", "version__pipeline", "started_by")
     search_fields = ("pipeline__name", "worker", "key")
     readonly_fields = tuple(field.name for field in Run._meta.fields)

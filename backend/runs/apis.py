@@ -15,19 +15,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
-from accounts.permissions import require_role
+from accounts.permissions import authenticated_user, require_role
 from config.errors import NotFound
 from config.openapi import error_responses
 from pipelines.selectors import pipeline_get_for_user
 from runs import selectors, services
+from runs.clusters import cluster_list
 from runs.models import Run
 from runs.serializers import (
+    ClusterSerializer,
     JournalEntrySerializer,
     JournalQuerySerializer,
     RunDetailSerializer,
     RunSerializer,
     RunStartSerializer,
 )
+from runtime.clusters import DEFAULT
 
 
 def _run(request: Request, run_id: int) -> Run:
@@ -61,11 +64,11 @@ class RunListApi(APIView):
         tags=["runs"],
         request=RunStartSerializer,
         responses={201: RunDetailSerializer, **error_responses(400, 403, 404)},
-        summary="Run a saved version (editors)",
+        summary="Run a saved version (editors; owners may choose the cluster)",
         description="Checks the version as the editor does (compiled plan, operator "
-        "parameters, graph shape) and queues the run; a version that cannot run is a 400 "
-        "`not-runnable` whose diagnostics name the node, edge and field. Follow the run at "
-        "`ws/runs/<id>/`.",
+        "parameters, graph shape) and against the cluster's limits, and queues the run; a "
+        "version that cannot run is a 400 `not-runnable` whose diagnostics name the node, "
+        "edge and field. Follow the run at `ws/runs/<id>/`.",
     )
     def post(self, request: Request, pipeline_id: int) -> Response:
         pipeline = pipeline_get_for_user(user=request.user, pipeline_id=pipeline_id)
@@ -76,7 +79,7 @@ class RunListApi(APIView):
             pipeline=pipeline,
             actor=request.user,
             version=data.validated_data["version"],
-            spark_master=data.validated_data.get("sparkMaster"),
+            cluster=data.validated_data.get("cluster"),
             parameters=data.validated_data.get("parameters"),
         )
         return Response(_detail(run.pk), status=status.HTTP_201_CREATED)
@@ -126,3 +129,26 @@ class RunJournalApi(APIView):
             run=run, after=query.validated_data["after"], limit=query.validated_data["limit"]
         )
         return Response(JournalEntrySerializer(entries, many=True).data)
+
+
+class ClusterListApi(APIView):
+    @extend_schema(
+        operation_id="clusters_list",
+        tags=["runs"],
+        responses={200: ClusterSerializer(many=True), **error_responses()},
+        summary="The clusters runs may use, by name, with their limits",
+    )
+    def get(self, request: Request) -> Response:
+        authenticated_user(request.user)
+        return Response(
+            [
+                {
+                    "name": profile.name,
+                    "default": profile.name == DEFAULT,
+                    "local": profile.is_local,
+                    "maxParallelism": profile.max_parallelism,
+                    "maxSubtasks": profile.max_subtasks,
+                }
+                for profile in cluster_list().values()
+            ]
+        )

@@ -10,4 +10,8 @@ class RunsConfig(AppConfig):
         # Runs are queued by the web server, not only run by workers: every process needs
         # the project's Celery app (its Redis broker) before a task is sent.
         import config.celery  # noqa: F401
-        import runs.data_folders  # noqa: F401  (a deleted workspace's folder goes with it)
+
+        # Also registered by importing: the check of the cluster settings, and the removal
+        # of a deleted workspace's data folder.
+        import runs.clusters
+        import runs.data_folders  # noqa: F401

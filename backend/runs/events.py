@@ -144,7 +144,8 @@ class RunDetail(_Message):
     version: int
     """The version number."""
     status: Status
-    sparkMaster: str
+    cluster: str
+    """The cluster profile it runs on, by name (`runtime.clusters`)."""
     parameters: dict[str, Any]
     startedBy: UserRef | None
     createdAt: str

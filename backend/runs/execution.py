@@ -22,12 +22,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -38,17 +36,19 @@ from django.utils import timezone
 
 from compiler.pipeline import compile_document
 from runs import control
+from runs.clusters import cluster_list
 from runs.data_folders import workspace_data_dir
 from runs.events import RunPublisher
 from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
 from runs.services import document_for_run
+from runtime.clusters import ClusterProfile, limit_problems, max_attempts
 from runtime.events import RunOutcome, RunResult, SubtaskEvent, run_channel
 from runtime.monitoring import NO_CHANGES, Changes, RunMonitor
 from runtime.plan import Fault, RunOptions, RunPlan, RunPlanError, build_run_plan
 
 if TYPE_CHECKING:
-    from runtime.spark.session import Session
+    pass
 
 logger = logging.getLogger(__name__)
 
@@ -80,8 +80,12 @@ def run_execute(
     run = _claim(run_id)
     if run is None:
         return
+    profile = cluster_list().get(run.cluster)
+    if profile is None:
+        _end_early(run_id, f"there is no cluster {run.cluster!r} in this worker's settings")
+        return
     try:
-        plan = _plan(run)
+        plan = _plan(run, profile)
     except Exception as error:
         logger.exception("run %s could not be planned", run_id)
         known = isinstance(error, RunPlanError)
@@ -90,6 +94,7 @@ def run_execute(
     collector = Collector(
         run,
         plan,
+        master=profile.master,
         executor=executor_for(settings.RUN_EXECUTOR),
         soft_time_limit=soft_time_limit,
         time_limit=time_limit,
@@ -108,52 +113,21 @@ def executor_for(name: str) -> Executor:
 
 def _on_spark(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event) -> RunResult:
     from runtime.spark.executor import run_on_spark
+    from runtime.spark.session import SparkSettings, get_session
 
-    with _spark.lease(master, cancel) as session:
-        if session is None:
-            return RunResult(RunOutcome.CANCELED, error="the run was canceled")
-        return run_on_spark(
-            plan, run_key=run_key, redis_url=settings.REDIS_URL, session=session, cancel=cancel
+    # The process's one session: this worker serves one cluster, so it is never restarted
+    # for another master (that would stall every other run on it).
+    try:
+        session = get_session(replace(SparkSettings.from_environ(), master=master))
+    except ValueError:
+        return RunResult(
+            RunOutcome.FAILED,
+            error="this worker runs another cluster's Spark session: each cluster has "
+            "workers of its own, on its own queue (runs.tasks.run_queue)",
         )
-
-
-class _SparkSessions:
-    """The process's one Spark session, shared by the runs that use it at once.
-
-    A run whose master differs from the session's waits until no run uses the session,
-    which is then started again with that master (a SparkContext cannot change master).
-    """
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._users = 0
-
-    @contextmanager
-    def lease(self, master: str, cancel: threading.Event) -> Iterator[Session | None]:
-        """The session with `master` (None if `cancel` was set while waiting for it)."""
-        from runtime.spark.session import SparkSettings, current_session, get_session, stop_session
-
-        wanted = replace(SparkSettings.from_environ(), master=master)
-        with self._changed:
-            while (current := current_session()) is not None and current.settings != wanted:
-                if self._users == 0:
-                    stop_session()
-                    break
-                if cancel.is_set():
-                    yield None
-                    return
-                self._changed.wait(0.5)
-            session = get_session(wanted)
-            self._users += 1
-        try:
-            yield session
-        finally:
-            with self._changed:
-                self._users -= 1
-                self._changed.notify_all()
-
-
-_spark = _SparkSessions()
+    return run_on_spark(
+        plan, run_key=run_key, redis_url=settings.REDIS_URL, session=session, cancel=cancel
+    )
 
 
 def _locally(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event) -> RunResult:
@@ -169,18 +143,6 @@ def _locally(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Even
         return run_locally(plan, publish, max_attempts=max_attempts(master), cancel=cancel)
     finally:
         client.close()
-
-
-def max_attempts(master: str) -> int:
-    """Attempts per task a Spark master allows: F of `local[N,F]`, otherwise 1 for a local
-    master (Spark never retries there) and Spark's default 4 for a cluster."""
-    match = _LOCAL_MASTER.fullmatch(master)
-    if match is None:
-        return 4
-    return int(match.group(1) or 1)
-
-
-_LOCAL_MASTER = re.compile(r"local(?:\[[^,\]]+(?:,([0-9]+))?\])?")
 
 
 # Before the executor starts -----------------------------------------------------------------
@@ -200,12 +162,17 @@ def _claim(run_id: int) -> Run | None:
     return run
 
 
-def _plan(run: Run) -> RunPlan:
+def _plan(run: Run, profile: ClusterProfile) -> RunPlan:
     version = run.version
     document, problems = document_for_run(version.document, run.parameters)
     if problems:
         raise RunPlanError(problems)
     compilation = compile_document(document)
+    if compilation.execution is not None:
+        # Again here: the operator may have lowered the limits since the run was queued.
+        limits = limit_problems(compilation.execution, profile)
+        if limits:
+            raise RunPlanError(limits)
     faults = run.parameters.get("faults", []) if settings.RUN_FAULT_INJECTION else []
     options = RunOptions(
         data_dir=str(workspace_data_dir(workspace_id=run.pipeline.workspace_id)),
@@ -262,6 +229,7 @@ class Collector:
         run: Run,
         plan: RunPlan,
         *,
+        master: str,
         executor: Executor,
         soft_time_limit: float | None = None,
         time_limit: float | None = None,
@@ -269,7 +237,7 @@ class Collector:
     ) -> None:
         self.run_id = run.pk
         self.key = run.key
-        self.master = run.spark_master
+        self.master = master
         self.plan = plan
         self.executor = executor
         self.clock = clock

@@ -66,7 +66,10 @@ class Run(models.Model):
         related_name="+",
     )
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    cluster = models.CharField(max_length=40, default="default")
+    """The name of the cluster profile it runs on (`runtime.clusters`)."""
     spark_master = models.CharField(max_length=200)
+    """That cluster's master when the run started (for the record: never shown to users)."""
     parameters = models.JSONField(default=dict, blank=True)
     key = models.CharField(max_length=32, unique=True)
     """Names the run outside the database: its Redis channels and its Spark job tag."""

@@ -74,7 +74,7 @@ def run_summary(run: Run) -> dict[str, Any]:
         "pipeline": run.pipeline_id,
         "version": run.version.number,
         "status": run.status,
-        "sparkMaster": run.spark_master,
+        "cluster": run.cluster,
         "parameters": run.parameters,
         "startedBy": None if user is None else {"id": user.pk, "username": user.get_username()},
         "createdAt": iso(run.created_at),

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from accounts.serializers import UserRefSerializer
@@ -27,11 +29,11 @@ class RunStartSerializer(serializers.Serializer):
     version = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="The version number to run."
     )
-    sparkMaster = serializers.CharField(
-        max_length=200,
+    cluster = serializers.CharField(
+        max_length=40,
         required=False,
-        allow_blank=True,
-        help_text="Overrides the server's Spark master, e.g. `local[2,3]`.",
+        help_text="The name of one of the server's clusters (`GET /api/clusters/`); "
+        "`default` if omitted. Only owners may choose another.",
     )
     parameters = serializers.DictField(
         required=False,
@@ -40,6 +42,26 @@ class RunStartSerializer(serializers.Serializer):
         "as diagnostics on the node. `faults`: failures to inject (only when the server "
         "allows it, for tests).",
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "sparkMaster" in self.initial_data:
+            raise serializers.ValidationError(
+                {
+                    "sparkMaster": [
+                        "A run cannot choose a Spark master: that is the server's setting. "
+                        "Choose one of its clusters by name (cluster)."
+                    ]
+                }
+            )
+        return attrs
+
+
+class ClusterSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    default = serializers.BooleanField(help_text="Runs use it unless an owner chooses another.")
+    local = serializers.BooleanField(help_text="Spark runs inside the server's worker.")
+    maxParallelism = serializers.IntegerField(help_text="The highest parallelism of a vertex.")
+    maxSubtasks = serializers.IntegerField(help_text="The most subtasks of one run.")
 
 
 class AttemptSerializer(serializers.Serializer):
@@ -93,7 +115,7 @@ class RunSerializer(serializers.Serializer):
     pipeline = serializers.IntegerField()
     version = serializers.IntegerField(help_text="The version number.")
     status = serializers.ChoiceField(choices=RunStatus.choices)
-    sparkMaster = serializers.CharField()
+    cluster = serializers.CharField(help_text="The cluster it runs on (by name).")
     parameters = serializers.DictField()
     startedBy = UserRefSerializer(allow_null=True)
     createdAt = serializers.DateTimeField()

@@ -9,7 +9,6 @@ changes only through its journal (`runs.journal`), under its row lock.
 from __future__ import annotations
 
 import copy
-import re
 import time
 import uuid
 from collections.abc import Mapping
@@ -30,18 +29,17 @@ from config.errors import ApplicationError, Conflict, InvalidRequest
 from pipelines.events import RunStarted, UserRef, publish_to_pipeline
 from pipelines.models import Pipeline, PipelineVersion
 from runs import control
+from runs.clusters import cluster_get
 from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
 from runs.tasks import execute_run, run_queue
 from runtime.catalog import runnability
+from runtime.clusters import DEFAULT, limit_problems
 from runtime.events import RunOutcome
 from runtime.monitoring import RunMonitor, monitored_vertices
 
 Actor = AbstractBaseUser | AnonymousUser
 
-_MASTER = re.compile(
-    r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|spark://[A-Za-z0-9.-]+:[0-9]{1,5}"
-)
 _PARAMETER_KEYS = frozenset({"params", "faults"})
 
 
@@ -64,13 +62,16 @@ def run_start(
     pipeline: Pipeline,
     actor: Actor,
     version: int,
-    spark_master: str | None = None,
+    cluster: str | None = None,
     parameters: Mapping[str, Any] | None = None,
 ) -> Run:
-    """Queue a run of a saved version (editors); refused with diagnostics if it cannot run."""
+    """Queue a run of a saved version (editors) on a cluster of the server's (`default`
+    unless an owner chooses another); refused with diagnostics if it cannot run there."""
     user = authenticated_user(actor)
     require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
-    master = _spark_master(spark_master)
+    profile = cluster_get(cluster)
+    if profile.name != DEFAULT:
+        require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.OWNER)
     checked = _parameters(parameters)
     saved = PipelineVersion.objects.filter(pipeline=pipeline, number=version).first()
     if saved is None:
@@ -83,6 +84,8 @@ def run_start(
     problems += [d for d in compilation.diagnostics if d.severity is Severity.ERROR]
     if compilation.graph is not None:
         problems += [d for d in runnability(document) if d.severity is Severity.ERROR]
+    if compilation.execution is not None:
+        problems += limit_problems(compilation.execution, profile)
     if problems or compilation.execution is None:
         raise RunRejected(problems, version=version)
     vertices = monitored_vertices(compilation.execution)
@@ -91,7 +94,8 @@ def run_start(
             pipeline=pipeline,
             version=saved,
             started_by=user,
-            spark_master=master,
+            cluster=profile.name,
+            spark_master=profile.master,
             parameters=checked,
             key=uuid.uuid4().hex,
             vertices=[v.to_json() for v in vertices],
@@ -101,7 +105,8 @@ def run_start(
         started = RunStarted(
             run=run_id, version=version, user=UserRef(id=user.pk, username=user.get_username())
         )
-        transaction.on_commit(lambda: execute_run.apply_async((run_id,), queue=run_queue()))
+        queue = run_queue(profile.name)
+        transaction.on_commit(lambda: execute_run.apply_async((run_id,), queue=queue))
         transaction.on_commit(lambda: publish_to_pipeline(pipeline.pk, started))
     return run
 
@@ -130,21 +135,6 @@ def document_for_run(
         params = node.get("params")
         node["params"] = {**(params if isinstance(params, dict) else {}), **values}
     return result, problems
-
-
-def _spark_master(master: str | None) -> str:
-    if master is None or master == "":
-        return str(settings.SPARK_MASTER)
-    if not _MASTER.fullmatch(master):
-        raise InvalidRequest(
-            f"{master!r} is not a Spark master this server can use.",
-            fields={
-                "sparkMaster": [
-                    "Use local, local[N], local[*], local[N,F], local[*,F] or spark://host:port."
-                ]
-            },
-        )
-    return master
 
 
 def _parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -18,14 +18,18 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from config.namespacing import redis_namespace
+from runtime.clusters import DEFAULT
 
 logger = logging.getLogger(__name__)
 
 
-def run_queue() -> str:
-    """The queue runs go to: `RUN_QUEUE`, or the runs queue of the database served (a
-    worker of another database sharing the Redis must not take them: ids repeat)."""
-    return settings.RUN_QUEUE or f"{redis_namespace()}.runs"
+def run_queue(cluster: str = DEFAULT) -> str:
+    """The queue of a cluster's runs: `RUN_QUEUE`, or the runs queue of the database served
+    (a worker of another database sharing the Redis must not take them: ids repeat), with
+    `.<cluster>` for clusters other than the default. Each worker process takes one
+    cluster's queue, so it keeps one Spark session for one master."""
+    base = settings.RUN_QUEUE or f"{redis_namespace()}.runs"
+    return base if cluster == DEFAULT else f"{base}.{cluster}"
 
 
 @shared_task(

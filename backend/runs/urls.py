@@ -8,4 +8,5 @@ urlpatterns = [
     path("runs/<id:run_id>/", apis.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<id:run_id>/cancel/", apis.RunCancelApi.as_view(), name="run-cancel"),
     path("runs/<id:run_id>/journal/", apis.RunJournalApi.as_view(), name="run-journal"),
+    path("clusters/", apis.ClusterListApi.as_view(), name="cluster-list"),
 ]

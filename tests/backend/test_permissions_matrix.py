@@ -169,6 +169,7 @@ ENDPOINTS = [
     Endpoint("run read", "get", lambda t: _run(t), "viewer", 200),
     Endpoint("run cancel", "post", lambda t: _run(t) + "cancel/", "editor", 200),
     Endpoint("run journal", "get", lambda t: _run(t) + "journal/", "viewer", 200),
+    Endpoint("clusters list", "get", lambda t: "/api/clusters/", "auth", 200),
 ]
 
 

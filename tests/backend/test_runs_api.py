@@ -24,7 +24,7 @@ def queue(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     class Task:
         @staticmethod
         def apply_async(args: tuple[int], queue: str) -> None:
-            assert queue == run_queue()
+            assert queue.startswith(run_queue())
             queued.append(args[0])
 
     monkeypatch.setattr(services, "execute_run", Task)
@@ -54,14 +54,15 @@ def test_start_answers_the_run_with_every_subtask(
         response = post(
             team.client("editor"),
             runs_url(team),
-            {"version": 2, "sparkMaster": "local[2,3]", "parameters": {}},
+            {"version": 2, "cluster": "default", "parameters": {}},
         )
     assert response.status_code == 201, response.content
     body = response.json()
     RunDetail.model_validate(body)  # the websocket snapshot's `run` has the same shape
     assert queue == [body["id"]]
     assert body["status"] == "QUEUED" and body["version"] == 2
-    assert body["sparkMaster"] == "local[2,3]"
+    assert body["cluster"] == "default"
+    assert "sparkMaster" not in body  # the cluster's address is the operator's business
     assert body["startedBy"] == {"id": team.editor.pk, "username": "eddie"}
     assert body["seq"] == 0 and body["sinks"] == [] and body["error"] is None
     assert [(v["name"], v["parallelism"], v["status"]) for v in body["vertices"]] == [
@@ -108,7 +109,9 @@ def test_a_version_that_cannot_run_is_a_400_with_diagnostics(team: Team) -> None
         ({}, "version"),
         ({"version": 0}, "version"),
         ({"version": 7}, "version"),
-        ({"version": 2, "sparkMaster": "yarn"}, "sparkMaster"),
+        ({"version": 2, "sparkMaster": "local[99999999]"}, "sparkMaster"),
+        ({"version": 2, "sparkMaster": "spark://169.254.169.254:7077"}, "sparkMaster"),
+        ({"version": 2, "cluster": "nowhere"}, "cluster"),
         ({"version": 2, "parameters": {"colour": "red"}}, "parameters"),
         ({"version": 2, "parameters": []}, "parameters"),
     ],
@@ -179,3 +182,33 @@ def test_runs_of_other_workspaces_are_not_found(team: Team) -> None:
         assert response.status_code == 404
         assert response.json()["error"]["code"] == "not-found"
     assert team.client("owner").get("/api/runs/999999/").status_code == 404
+
+
+def test_the_clusters_are_listed_by_name_without_their_addresses(team: Team, settings: Any) -> None:
+    settings.SPARK_CLUSTERS = {"big": {"master": "spark://10.0.0.5:7077", "maxSubtasks": 9000}}
+
+    response = team.client("viewer").get("/api/clusters/")
+
+    assert response.status_code == 200
+    assert response.json() == [
+        {"name": "default", "default": True, "local": True, "maxParallelism": 128,
+         "maxSubtasks": 2048},
+        {"name": "big", "default": False, "local": False, "maxParallelism": 128,
+         "maxSubtasks": 9000},
+    ]  # fmt: skip
+    assert "10.0.0.5" not in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("role", "status"), [("viewer", 403), ("editor", 403), ("owner", 201), ("non-member", 404)]
+)
+def test_only_owners_choose_another_cluster(
+    team: Team, settings: Any, queue: list[int], role: str, status: int
+) -> None:
+    settings.SPARK_CLUSTERS = {"big": {"master": "local[4,3]"}}
+
+    response = post(team.client(role), runs_url(team), {"version": 2, "cluster": "big"})
+
+    assert response.status_code == status
+    if role == "editor":
+        assert response.json()["error"]["message"].startswith("Only a workspace owner")

@@ -108,7 +108,7 @@ def drive(run: Run, script: Script, **limits: float) -> Fake:
     claimed = execution._claim(run.pk)
     assert claimed is not None
     fake = Fake(claimed, script)
-    Collector(claimed, plan="the plan", executor=fake, **limits).run()
+    Collector(claimed, plan="the plan", master="local[2,3]", executor=fake, **limits).run()
     return fake
 
 
@@ -378,9 +378,9 @@ def test_an_injected_failure_is_retried_as_a_new_attempt(
 ) -> None:
     settings.RUN_EXECUTOR = "local"
     settings.RUN_FAULT_INJECTION = True
+    settings.SPARK_MASTER = "local[2,3]"  # three attempts per task
     run = make_run(version=team.pipeline.versions.get(number=2))
     Run.objects.filter(pk=run.pk).update(
-        spark_master="local[2,3]",
         parameters={"faults": [{"node": 2, "subtask": 1, "attempts": [0, 1]}]},
     )
     run_execute(run_id=run.pk)
@@ -390,3 +390,49 @@ def test_an_injected_failure_is_retried_as_a_new_attempt(
     assert (mapper["vertex"], mapper["subtask"], mapper["attempt"]) == (run.vertices[1]["id"], 1, 2)
     assert [a["state"] for a in mapper["attempts"]] == ["FAILED", "FAILED", "FINISHED"]
     assert "injected failure" in (mapper["attempts"][0]["error"] or "")
+
+
+def test_a_run_of_a_cluster_the_worker_does_not_know_fails_saying_so(
+    queued: Run, settings: Any
+) -> None:
+    settings.RUN_EXECUTOR = "local"
+    Run.objects.filter(pk=queued.pk).update(cluster="gone")
+    run_execute(run_id=queued.pk)
+    run, _ = stored(queued)
+    assert run.status == "FAILED"
+    assert run.error == "there is no cluster 'gone' in this worker's settings"
+
+
+def test_the_worker_checks_the_clusters_limits_again(queued: Run, settings: Any) -> None:
+    # Lowered by the operator after the run was queued.
+    settings.RUN_EXECUTOR = "local"
+    settings.RUN_MAX_PARALLELISM = 1
+    run_execute(run_id=queued.pk)
+    run, _ = stored(queued)
+    assert run.status == "FAILED"
+    assert "[run.parallelism-limit]" in run.error and "allows at most 1" in run.error
+
+
+def test_a_worker_never_restarts_its_spark_session_for_another_master(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The session of the worker's cluster is running; a run for another master must not
+    # stop it (other runs use it): it fails instead. The session is a stand-in here; the
+    # refusal to start a second one is tested on a real Spark in tests/runtime/spark.
+    from runtime.spark import session as spark_session
+
+    def busy(settings: Any) -> Any:
+        raise ValueError("a Spark session with other settings is already running")
+
+    stopped: list[bool] = []
+    monkeypatch.setattr(spark_session, "get_session", busy)
+    monkeypatch.setattr(spark_session, "stop_session", lambda: stopped.append(True))
+    result = execution._on_spark(
+        "the plan",
+        run_key="k",
+        master="local[2]",
+        cancel=threading.Event(),  # type: ignore[arg-type]
+    )
+    assert result.outcome is RunOutcome.FAILED
+    assert "another cluster's Spark session" in (result.error or "")
+    assert stopped == []

@@ -34,10 +34,12 @@ class Queue:
 
     def __init__(self) -> None:
         self.ids: list[int] = []
+        self.queues: list[str] = []
 
     def apply_async(self, args: tuple[int], queue: str) -> None:
-        assert queue == run_queue()
+        assert queue.startswith(run_queue())
         self.ids.append(args[0])
+        self.queues.append(queue)
 
 
 @pytest.fixture
@@ -77,8 +79,9 @@ def test_start_queues_the_run_after_commit_with_every_subtask_created(
         run = start(team)
     assert queue.ids == [run.pk]
     run.refresh_from_db()
-    assert (run.status, run.spark_master, run.parameters, run.seq) == (
+    assert (run.status, run.cluster, run.spark_master, run.parameters, run.seq) == (
         "QUEUED",
+        "default",
         "local[*,3]",
         {},
         0,
@@ -196,16 +199,59 @@ def test_faults_are_accepted_only_where_fault_injection_is_on(
         assert "parameters.faults" in caught.value.fields
 
 
-@pytest.mark.parametrize("master", ["local", "local[2]", "local[*]", "local[2,3]", "local[*,4]"])
-def test_a_spark_master_override_is_kept(team: Team, queue: Queue, master: str) -> None:
-    assert start(team, spark_master=master).spark_master == master
+@pytest.fixture
+def clusters(settings: Any) -> None:
+    settings.SPARK_CLUSTERS = {"big": {"master": "local[4,3]", "maxParallelism": 4}}
 
 
-@pytest.mark.parametrize("master", ["yarn", "local[0]", "local[2", "spark://h", "k8s://x:1"])
-def test_an_unusable_spark_master_is_a_field_error(team: Team, queue: Queue, master: str) -> None:
+def test_an_owner_chooses_a_cluster_by_name(team: Team, queue: Queue, clusters: None) -> None:
+    run = start(team, "owner", cluster="big")
+    assert (run.cluster, run.spark_master) == ("big", "local[4,3]")
+
+
+def test_an_editor_runs_on_the_default_cluster_only(
+    team: Team, queue: Queue, clusters: None
+) -> None:
+    assert start(team, "editor").cluster == "default"
+    with pytest.raises(PermissionDenied):
+        start(team, "editor", cluster="big")
+    assert not Run.objects.filter(cluster="big").exists()
+
+
+def test_an_unknown_cluster_is_a_field_error_naming_the_others(
+    team: Team, queue: Queue, clusters: None
+) -> None:
     with pytest.raises(InvalidRequest) as caught:
-        start(team, spark_master=master)
-    assert "sparkMaster" in caught.value.fields
+        start(team, "owner", cluster="local[99999999]")
+    assert caught.value.fields["cluster"] == [
+        "There is no cluster 'local[99999999]' on this server; the clusters are: default, big."
+    ]
+
+
+def test_a_run_above_its_clusters_limits_is_refused_on_the_nodes(
+    team: Team, queue: Queue, settings: Any
+) -> None:
+    settings.RUN_MAX_PARALLELISM = 1
+    settings.RUN_MAX_SUBTASKS = 4
+    with pytest.raises(RunRejected) as caught:
+        start(team)
+    problems = [(d.code, d.location.node, d.location.field) for d in caught.value.diagnostics]
+    assert problems == [
+        ("run.parallelism-limit", 2, "parallelism"),
+        ("run.parallelism-limit", 3, "parallelism"),
+        ("run.subtask-limit", None, None),
+    ]
+    assert "allows at most 1" in caught.value.diagnostics[0].message
+    assert not Run.objects.exists() and queue.ids == []
+
+
+def test_each_cluster_has_a_queue_of_its_own(
+    team: Team, queue: Queue, clusters: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        start(team, "owner", cluster="big")
+        start(team, "owner")
+    assert [name.rsplit(".", 1)[-1] for name in queue.queues] == ["big", "runs"]
 
 
 # run_cancel --------------------------------------------------------------------------------

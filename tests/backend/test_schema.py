@@ -28,6 +28,7 @@ PATHS = {
     "/api/pipelines/{pipeline_id}/export/",
     "/api/compile/",
     "/api/operators/",
+    "/api/clusters/",
 }
 
 

@@ -95,3 +95,32 @@ def test_the_image_runs_production_settings(name: str) -> None:
     text = (REPO / "docker" / name).read_text()
 
     assert "DJANGO_DEBUG" not in text
+
+
+def _check(**environment: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **environment}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"], env=env, cwd=REPO, capture_output=True, text=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("clusters", "message"),
+    [
+        ('{"big": {"master": "local[99999999]"}}', "is not a Spark master"),
+        ('{"big": {"master": "local", "cores": 8}}', "unknown keys ['cores']"),
+        ("[1, 2]", "SPARK_CLUSTERS must be an object"),
+        ("{nope", "SPARK_CLUSTERS is not JSON"),
+    ],
+)
+def test_a_bad_cluster_setting_stops_the_server_saying_what(clusters: str, message: str) -> None:
+    process = _check(SECRET_KEY="k" * 50, SPARK_CLUSTERS=clusters)
+
+    assert process.returncode != 0
+    assert message in process.stderr
+
+
+def test_good_cluster_settings_pass_the_checks() -> None:
+    clusters = '{"big": {"master": "spark://spark-master:7077", "maxParallelism": 512}}'
+
+    assert _check(SECRET_KEY="k" * 50, SPARK_CLUSTERS=clusters).returncode == 0

@@ -332,6 +332,21 @@ describe("runs", () => {
     SPARK_MS + 60_000,
   );
 
+  it("lets an owner choose the cluster, and says which node asks more than it allows", async () => {
+    const pipeline = await savedPipeline("Wide", "(x % 3, x)");
+    const browser = await page();
+    await openEditor(browser, pipeline.id);
+    await browser.getByTestId("side-versions").click();
+    await browser.getByTestId("version-run-1").click();
+    // The server of these tests has a second cluster that allows parallelism 1 only.
+    await browser.getByTestId("version-run-cluster-1").selectOption("small");
+    await browser.getByTestId("version-run-start-1").click();
+    const problem = browser.getByTestId("run-problem-run.parallelism-limit").first();
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain("cluster 'small' allows at most 1");
+    expect(browser.url()).toMatch(new RegExp(`/pipelines/${pipeline.id}$`));
+  });
+
   it("says why a version cannot run, on the node it concerns", async () => {
     const pipeline = await savedPipeline("Broken", "x +");
     const browser = await page();

@@ -26,7 +26,7 @@ const SINK =
   '{"node":4,"vertex":"e70bbd798b564e0a50e10e343f1ac56b","subtask":0,"records":2,' +
   '"preview":["(0, 1683)","(1, 1717)"],"truncated":false,"files":[]}';
 const RUN =
-  '{"id":1,"pipeline":1,"version":2,"status":"FINISHED","sparkMaster":"local[*,3]",' +
+  '{"id":1,"pipeline":1,"version":2,"status":"FINISHED","cluster":"default",' +
   '"parameters":{},"startedBy":{"id":2,"username":"eddie"},' +
   '"createdAt":"2026-11-23T18:13:28.190965Z","startedAt":"2026-11-23T18:13:28.236297Z",' +
   '"finishedAt":"2026-11-23T18:13:28.289562Z","heartbeatAt":"2026-11-23T18:13:28.291399Z",' +

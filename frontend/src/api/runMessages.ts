@@ -227,7 +227,7 @@ export function readRunDetail(value: Value, path = "run"): RunDetail {
     pipeline: integer(field(raw, "pipeline"), at("pipeline")),
     version: integer(field(raw, "version"), at("version")),
     status: status(field(raw, "status"), at("status")),
-    sparkMaster: string(field(raw, "sparkMaster"), at("sparkMaster")),
+    cluster: string(field(raw, "cluster"), at("cluster")),
     parameters: readDetails(field(raw, "parameters"), at("parameters")),
     startedBy: nullable(readUser)(field(raw, "startedBy"), at("startedBy")),
     createdAt: string(field(raw, "createdAt"), at("createdAt")),

@@ -102,7 +102,8 @@ export interface RunSummary {
   /** The version number. */
   readonly version: number;
   readonly status: RunStatus;
-  readonly sparkMaster: string;
+  /** The cluster it runs on, by name (the server's `runtime.clusters`). */
+  readonly cluster: string;
   readonly parameters: JsonObject;
   readonly startedBy: UserRef | null;
   readonly createdAt: string;
@@ -152,10 +153,27 @@ export function isActive(status: RunStatus): boolean {
 /** A compiler or runnability problem; run problems say `"stage": "run"`. */
 export type RunDiagnostic = ServerDiagnostic;
 
+/** `GET /api/clusters/`: where runs may execute, by name, with the limits of a run there. */
+export interface Cluster {
+  readonly name: string;
+  /** Runs use it unless an owner chooses another. */
+  readonly default: boolean;
+  /** Spark runs inside the server's worker. */
+  readonly local: boolean;
+  readonly maxParallelism: number;
+  readonly maxSubtasks: number;
+}
+
+export const DEFAULT_CLUSTER = "default";
+
+export function listClusters(signal?: AbortSignal): Promise<Cluster[]> {
+  return request("GET", "clusters/", signal === undefined ? {} : { signal });
+}
+
 export interface StartRunOptions {
   readonly version: number;
-  /** Overrides the server's Spark master, e.g. `local[2,3]`. */
-  readonly sparkMaster?: string;
+  /** One of the server's clusters by name (only owners may choose another than the default). */
+  readonly cluster?: string;
   /** `{"params": {"<node id>": {"<param>": value}}}`. */
   readonly parameters?: JsonObject;
 }

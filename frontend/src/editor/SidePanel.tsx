@@ -22,6 +22,7 @@ export function SidePanel({
   const revision = useDocumentStore((state) => state.revision);
   const latestVersion = useStore(session.state, (state) => state.versionSaved?.number ?? null);
   const latestRun = useStore(session.state, (state) => state.runStarted?.run ?? null);
+  const isOwner = useStore(session.state, (state) => state.you?.role === "owner");
   const [side, setSide] = useState<Side>("properties");
   return (
     <aside className="editor__side">
@@ -65,6 +66,7 @@ export function SidePanel({
             revision={revision}
             latestVersion={latestVersion}
             canEdit={canEdit}
+            canChooseCluster={canEdit && isOwner}
             onOpenDiff={(from, to) => {
               navigate({ page: "diff", pipeline: pipelineId, from, to });
             }}

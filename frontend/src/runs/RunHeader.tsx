@@ -2,12 +2,12 @@ import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 
 import { ApiError } from "../api/http";
-import { cancelRun, isActive, startRun, type RunInfo } from "../api/runs";
+import { cancelRun, DEFAULT_CLUSTER, isActive, startRun, type RunInfo } from "../api/runs";
 import { navigate } from "../app/router";
 import { receiveDetail } from "../store/run";
 import { errorText } from "../ui/useResource";
 import { useNow, useRun, useRunPage } from "./context";
-import { formatDateTime, formatDuration, queueTime, runDuration } from "./format";
+import { clusterText, formatDateTime, formatDuration, queueTime, runDuration } from "./format";
 import { describeOverrides } from "./runParameters";
 import { StatusBadge } from "./StatusBadge";
 
@@ -41,7 +41,7 @@ export function RunHeader({ pipelineName }: { readonly pipelineName: string | nu
       <span className="run-header__meta muted" title={runFacts(info)}>
         by {info.startedBy?.username ?? "unknown"} ·{" "}
         {formatDateTime(info.startedAt ?? info.createdAt)} ·{" "}
-        <code title="Spark master">{info.sparkMaster}</code>
+        <span title="The cluster it runs on">{clusterText(info.cluster)}</span>
         <OverridesNote info={info} />
       </span>
       <ConnectionNote />
@@ -159,7 +159,7 @@ function RunActions() {
     try {
       const started = await startRun(pipelineId, {
         version: info.version,
-        sparkMaster: info.sparkMaster,
+        ...(info.cluster === DEFAULT_CLUSTER ? {} : { cluster: info.cluster }),
         parameters: info.parameters,
       });
       navigate({ page: "run", pipeline: pipelineId, run: started.id });
@@ -188,7 +188,7 @@ function RunActions() {
           className="button"
           disabled={busy}
           onClick={again}
-          title={`Run version ${info.version} again on ${info.sparkMaster}`}
+          title={`Run version ${info.version} again on ${clusterText(info.cluster)}`}
           data-testid="run-again"
         >
           Run again

@@ -2,7 +2,7 @@ import { useState } from "react";
 
 import { ApiError } from "../api/http";
 import { getCatalog, getVersion } from "../api/resources";
-import { startRun } from "../api/runs";
+import { DEFAULT_CLUSTER, listClusters, startRun, type Cluster } from "../api/runs";
 import { navigate } from "../app/router";
 import { errorText } from "../ui/useResource";
 import { describeProblems, type Problem } from "./problems";
@@ -43,20 +43,30 @@ async function parameterFields(pipelineId: number, version: number): Promise<Par
   return overridableFields(detail.document, catalog);
 }
 
+/** The server's clusters, when there is a choice (more than the default one). */
+async function clusterChoice(): Promise<readonly Cluster[] | null> {
+  const clusters = await listClusters();
+  return clusters.length > 1 ? clusters : null;
+}
+
 /**
- * Run a saved version (editors): a Run button that opens a line with an
- * optional Spark master and, on demand, the sources' and sinks' parameters to
- * override for this run; on start it goes to the run's page. A version that
- * cannot run says why, problem by problem.
+ * Run a saved version (editors): a Run button that opens a line with, for
+ * owners of a server with several clusters, the cluster to run on and, on
+ * demand, the sources' and sinks' parameters to override for this run; on
+ * start it goes to the run's page. A version that cannot run says why, problem
+ * by problem.
  */
 export function RunVersion(props: {
   readonly pipelineId: number;
   readonly version: number;
+  /** Owners may run on another cluster than the default. */
+  readonly canChooseCluster: boolean;
   readonly onReveal?: ((node: number) => void) | undefined;
 }) {
-  const { pipelineId, version, onReveal } = props;
+  const { pipelineId, version, canChooseCluster, onReveal } = props;
   const [open, setOpen] = useState(false);
-  const [master, setMaster] = useState("");
+  const [clusters, setClusters] = useState<readonly Cluster[] | null>(null);
+  const [cluster, setCluster] = useState(DEFAULT_CLUSTER);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [fields, setFields] = useState<ParameterFields>({ shown: false });
@@ -81,11 +91,10 @@ export function RunVersion(props: {
     setBusy(true);
     setRefusal(null);
     try {
-      const trimmed = master.trim();
       const parameters = overrides?.parameters ?? null;
       const run = await startRun(pipelineId, {
         version,
-        ...(trimmed === "" ? {} : { sparkMaster: trimmed }),
+        ...(cluster === DEFAULT_CLUSTER ? {} : { cluster }),
         ...(parameters === null ? {} : { parameters }),
       });
       navigate({ page: "run", pipeline: pipelineId, run: run.id });
@@ -101,6 +110,11 @@ export function RunVersion(props: {
         className="link-button run-version__open"
         onClick={() => {
           setOpen(true);
+          if (canChooseCluster) {
+            clusterChoice().then(setClusters, () => {
+              setClusters(null); // the default cluster then, as for everyone else
+            });
+          }
         }}
         title={`Run version ${version} on Spark`}
         data-testid={`version-run-${version}`}
@@ -118,19 +132,25 @@ export function RunVersion(props: {
           void start();
         }}
       >
-        <label>
-          Spark master{" "}
-          <input
-            value={master}
-            onChange={(event) => {
-              setMaster(event.target.value);
-            }}
-            placeholder="server default"
-            aria-label="Spark master (optional)"
-            title="e.g. local[2,3]: 2 threads, 3 attempts per task. Empty: the server's default."
-            data-testid={`version-run-master-${version}`}
-          />
-        </label>
+        {clusters !== null && (
+          <label>
+            Cluster{" "}
+            <select
+              value={cluster}
+              onChange={(event) => {
+                setCluster(event.target.value);
+              }}
+              title="Where the run executes: the server's clusters, each with its limits"
+              data-testid={`version-run-cluster-${version}`}
+            >
+              {clusters.map((choice) => (
+                <option key={choice.name} value={choice.name}>
+                  {choice.name} (parallelism ≤ {choice.maxParallelism})
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <button
           type="submit"
           className="button button--small button--primary"

@@ -4,7 +4,7 @@ import { isActive, listRuns, type RunSummary } from "../api/runs";
 import { navigate } from "../app/router";
 import { timeAgo } from "../versions/history";
 import { useResource } from "../ui/useResource";
-import { formatDuration, runDuration } from "./format";
+import { clusterText, formatDuration, runDuration } from "./format";
 import { StatusBadge } from "./StatusBadge";
 import "./panels.css";
 
@@ -109,7 +109,7 @@ function RunItem({ run, now }: { readonly run: RunSummary; readonly now: number 
         <time dateTime={run.createdAt} title={run.createdAt}>
           {timeAgo(run.createdAt, now)}
         </time>{" "}
-        · <code>{run.sparkMaster}</code>
+        · {clusterText(run.cluster)}
         {run.error !== null && (
           <span className="run-list__error" title={run.error}>
             {" "}

@@ -3,7 +3,7 @@
  * same width for the same magnitude, so columns of them read at a glance.
  */
 
-import type { Attempt, RunInfo } from "../api/runs";
+import { DEFAULT_CLUSTER, type Attempt, type RunInfo } from "../api/runs";
 
 /** "850 ms", "4.2 s", "42 s", "3m 05s", "2h 03m"; "–" for an unknown duration. */
 export function formatDuration(seconds: number | null): string {
@@ -139,4 +139,9 @@ export function formatDateTime(iso: string | null): string {
 /** "1 subtask", "3 subtasks". */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** A run's cluster as the run header and lists name it. */
+export function clusterText(cluster: string): string {
+  return cluster === DEFAULT_CLUSTER ? "default cluster" : `cluster ${cluster}`;
 }

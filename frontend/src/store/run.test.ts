@@ -69,7 +69,7 @@ describe("the watched run", () => {
     expect(state.seq).toBe(1);
     expect(state.info?.status).toBe("RUNNING");
     expect(state.info?.startedAt).toBe("2026-11-23T18:13:29Z");
-    expect(state.info?.sparkMaster).toBe("local[*,3]");
+    expect(state.info?.cluster).toBe("default");
     expect(vertexOf(state, MAP_VERTEX)).toBe(changedVertex);
     const subtasks = subtasksOf(state, MAP_VERTEX);
     expect(subtasks[1]).toBe(running);

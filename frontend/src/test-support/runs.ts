@@ -85,7 +85,7 @@ export function runDetail(overrides: Partial<RunDetail> = {}): RunDetail {
     pipeline: 7,
     version: 2,
     status: "QUEUED",
-    sparkMaster: "local[*,3]",
+    cluster: "default",
     parameters: {},
     startedBy: { id: 2, username: "eddie" },
     createdAt: "2026-11-23T18:13:28.190965Z",

@@ -24,6 +24,8 @@ export function VersionRow(props: {
   /** Set for editors: the version can be run on Spark from its row. */
   readonly run?: {
     readonly pipelineId: number;
+    /** Owners may choose the cluster a run uses. */
+    readonly canChooseCluster: boolean;
     readonly onRevealNode?: ((node: number) => void) | undefined;
   } | null;
 }) {
@@ -66,6 +68,7 @@ export function VersionRow(props: {
               <RunVersion
                 pipelineId={props.run.pipelineId}
                 version={version.number}
+                canChooseCluster={props.run.canChooseCluster}
                 onReveal={props.run.onRevealNode}
               />
             )}

@@ -23,12 +23,14 @@ export function VersionsPanel(props: {
   /** The last version someone saved while the page is open: the history reloads on it. */
   readonly latestVersion: number | null;
   readonly canEdit: boolean;
+  /** Owners may choose the cluster a run uses. */
+  readonly canChooseCluster: boolean;
   readonly onOpenDiff: (from: api.VersionRef, to: api.VersionRef) => void;
   /** Point at a node on the canvas (a problem that stops a version from running). */
   readonly onRevealNode?: (node: number) => void;
 }) {
-  const { pipelineId, revision, canEdit, onOpenDiff } = props;
-  const run = canEdit ? { pipelineId, onRevealNode: props.onRevealNode } : null;
+  const { pipelineId, revision, canEdit, canChooseCluster, onOpenDiff } = props;
+  const run = canEdit ? { pipelineId, canChooseCluster, onRevealNode: props.onRevealNode } : null;
   // The newest version this panel saved itself; the history is fetched again for the
   // newest version known, from here or from the server's announcements: one fetch per version.
   const [savedHere, setSavedHere] = useState(0);

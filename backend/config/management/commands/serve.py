@@ -18,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config.asgi_server import uvicorn_command
 from config.redis_check import RedisUnavailable, require_redis
+from runs.clusters import cluster_list
 from runs.tasks import reap_lost_runs_forever
 from runs.worker import worker_command
 
@@ -25,7 +26,7 @@ WORKER_RESTART_SECONDS = 5
 
 
 class Command(BaseCommand):
-    help = "Serve HTTP and websockets (uvicorn) and run a Celery worker until interrupted."
+    help = "Serve HTTP and websockets (uvicorn) and run the Celery workers until interrupted."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -42,9 +43,10 @@ class Command(BaseCommand):
             filter(None, [str(settings.BACKEND_DIR), os.environ.get("PYTHONPATH")])
         )
         env = {**os.environ, "PYTHONPATH": path}
-        worker: subprocess.Popen[bytes] | None = None
-        if not options["no_worker"]:
-            worker = subprocess.Popen(worker_command(), env=env)
+        clusters = [] if options["no_worker"] else list(cluster_list())
+        workers = {
+            name: subprocess.Popen(worker_command(cluster=name), env=env) for name in clusters
+        }
         server = subprocess.Popen(
             uvicorn_command(host=options["host"], port=options["port"]), env=env
         )
@@ -64,18 +66,20 @@ class Command(BaseCommand):
         try:
             while server.poll() is None:
                 time.sleep(1)
-                if worker is not None and worker.poll() is not None:
+                for name, worker in workers.items():
+                    if worker.poll() is None:
+                        continue
                     self.stderr.write(
-                        f"The Celery worker exited with status {worker.returncode}; "
-                        f"starting another in {WORKER_RESTART_SECONDS} s."
+                        f"The Celery worker of cluster {name!r} exited with status "
+                        f"{worker.returncode}; starting another in {WORKER_RESTART_SECONDS} s."
                     )
                     time.sleep(WORKER_RESTART_SECONDS)
-                    worker = subprocess.Popen(worker_command(), env=env)
+                    workers[name] = subprocess.Popen(worker_command(cluster=name), env=env)
         except KeyboardInterrupt:
             pass
         finally:
             stop.set()
-            children = [child for child in (worker, server) if child is not None]
+            children = [*workers.values(), server]
             for child in children:
                 if child.poll() is None:
                     child.send_signal(signal.SIGTERM)
