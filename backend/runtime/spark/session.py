@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 DEFAULT_MASTER = "local[*,3]"
 """All local cores; a failed task is tried up to 3 times (`local[N]` never retries)."""
+DEFAULT_PYTHON_WORKER_MEMORY = "1g"
 
 _RUNTIME_ROOT = str(Path(__file__).resolve().parents[2])
 """The folder that holds the `runtime` and `compiler` packages: the workers import them."""
@@ -50,19 +51,26 @@ class SparkSettings:
     """More folders for the workers' PYTHONPATH; the runtime's own folder is always first."""
     task_max_failures: int = 3
     """Attempts per task on cluster masters (a local master takes it from `local[N,F]`)."""
+    python_worker_memory: str | None = DEFAULT_PYTHON_WORKER_MEMORY
+    """The address space each Python worker may use (`spark.executor.pyspark.memory`, a
+    Spark size such as `1g`): an expression that builds something huge fails its task
+    with MemoryError instead of taking the host's memory. None: no limit."""
     log_level: str = "WARN"
     conf: tuple[tuple[str, str], ...] = ()
     """Further Spark properties, applied last (they override the ones set here)."""
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> SparkSettings:
-        """Settings from `SPARK_MASTER`, `SPARK_LOCAL_IP` and `SPARK_UI_PORT`."""
+        """Settings from `SPARK_MASTER`, `SPARK_LOCAL_IP`, `SPARK_UI_PORT` and
+        `SPARK_PYTHON_WORKER_MEMORY` (`none`: no limit)."""
         env = os.environ if environ is None else environ
         ui_port = env.get("SPARK_UI_PORT", "").strip()
+        memory = env.get("SPARK_PYTHON_WORKER_MEMORY", "").strip() or DEFAULT_PYTHON_WORKER_MEMORY
         return cls(
             master=env.get("SPARK_MASTER", "").strip() or DEFAULT_MASTER,
             bind_address=env.get("SPARK_LOCAL_IP", "").strip() or "127.0.0.1",
             ui_port=int(ui_port) if ui_port else None,
+            python_worker_memory=None if memory.lower() == "none" else memory,
         )
 
     def spark_conf(self) -> dict[str, str]:
@@ -94,6 +102,9 @@ class SparkSettings:
             conf["spark.ui.port"] = str(self.ui_port)
             # The UI's live pages as fresh as the runs' own progress events.
             conf["spark.ui.liveUpdate.period"] = "250ms"
+        if self.python_worker_memory is not None:
+            # Python's address space per worker (RLIMIT_AS), set by PySpark's worker.
+            conf["spark.executor.pyspark.memory"] = self.python_worker_memory
         if self.bind_address is not None:
             conf["spark.driver.host"] = self.bind_address
             conf["spark.driver.bindAddress"] = self.bind_address

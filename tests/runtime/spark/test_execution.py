@@ -153,6 +153,25 @@ def test_a_failing_expression_fails_the_run_with_a_readable_error(spark: Session
     assert ExecutionState.FAILED in states
 
 
+def test_a_memory_bomb_fails_its_run_not_the_host(spark: Session):
+    # No guard sees a comprehension's total size; the Python worker's memory cap does.
+    bomb = (
+        Doc(parallelism=1)
+        .node(1, "source.sequence", {"from": 1, "to": 1})
+        .node(2, "map", {"fn": "len([0 for a in range(10**6) for b in range(10**4)])"})
+        .node(3, "sink.collect")
+        .edge(1, 2)
+        .edge(2, 3)
+        .build()
+    )
+    result = run_spark(spark, plan_of(bomb))
+    assert result.outcome is RunOutcome.FAILED
+    assert result.error is not None and "Map (node 2): MemoryError" in result.error
+    # The session, and its Python workers, go on serving runs.
+    after = run_spark(spark, plan_of(word_count("BATCH")))
+    assert after.outcome is RunOutcome.FINISHED
+
+
 def test_a_sink_chained_into_a_vertex_with_outputs_reports_its_output(spark: Session):
     doc = (
         Doc(parallelism=2)

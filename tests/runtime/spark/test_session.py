@@ -50,6 +50,15 @@ def test_settings_come_from_the_environment():
     defaults = SparkSettings.from_environ({})
     assert defaults.master == DEFAULT_MASTER == "local[*,3]"
     assert defaults.bind_address == "127.0.0.1"
+    assert defaults.python_worker_memory == "1g"
+    assert (
+        SparkSettings.from_environ({"SPARK_PYTHON_WORKER_MEMORY": "3g"}).python_worker_memory
+        == "3g"
+    )
+    assert (
+        SparkSettings.from_environ({"SPARK_PYTHON_WORKER_MEMORY": "none"}).python_worker_memory
+        is None
+    )
 
 
 def test_the_spark_properties_bind_to_loopback_and_use_this_python():
@@ -58,6 +67,11 @@ def test_the_spark_properties_bind_to_loopback_and_use_this_python():
     assert conf["spark.pyspark.python"] == sys.executable
     assert conf["spark.ui.enabled"] == "false"
     assert conf["spark.executorEnv.PYTHONPATH"].split(os.pathsep)[0] == str(BACKEND)
+    # Each Python worker's address space is capped: a huge expression fails its task.
+    assert conf["spark.executor.pyspark.memory"] == "1g"
+    assert (
+        "spark.executor.pyspark.memory" not in SparkSettings(python_worker_memory=None).spark_conf()
+    )
     ui = SparkSettings(ui_port=4050, conf=(("spark.ui.enabled", "false"),)).spark_conf()
     assert ui["spark.ui.port"] == "4050"
     assert ui["spark.ui.enabled"] == "false"  # explicit properties win
