@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from accounts.models import Role
+from config.fields import RequestSerializer, SlugTextField, TextField
 
 
-class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=4096, style={"input_type": "password"})
+class TokenRequestSerializer(RequestSerializer):
+    username = TextField(max_length=150)
+    password = TextField(max_length=4096, style={"input_type": "password"})
 
 
 class TokenSerializer(serializers.Serializer):
@@ -20,10 +23,10 @@ class TokenSerializer(serializers.Serializer):
 class RegisterSerializer(TokenRequestSerializer):
     """The same fields as signing in, so what registers is what signs in."""
 
-    username = serializers.CharField(
+    username = TextField(
         max_length=150, help_text="Letters, digits and @ . + - _; not taken in any letter case."
     )
-    password = serializers.CharField(
+    password = TextField(
         max_length=4096,
         style={"input_type": "password"},
         help_text="Checked by the server's password rules (length, not common, not all digits, "
@@ -51,16 +54,16 @@ class WorkspaceSerializer(serializers.Serializer):
     createdAt = serializers.DateTimeField(source="created_at")
 
 
-class WorkspaceCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
-    slug = serializers.SlugField(
+class WorkspaceCreateSerializer(RequestSerializer):
+    name = TextField(max_length=200)
+    slug = SlugTextField(
         max_length=100, required=False, help_text="Derived from the name when omitted."
     )
 
 
-class WorkspaceUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200, required=False)
-    slug = serializers.SlugField(max_length=100, required=False)
+class WorkspaceUpdateSerializer(RequestSerializer):
+    name = TextField(max_length=200, required=False)
+    slug = SlugTextField(max_length=100, required=False)
 
 
 class MembershipSerializer(serializers.Serializer):
@@ -69,8 +72,17 @@ class MembershipSerializer(serializers.Serializer):
     joinedAt = serializers.DateTimeField(source="created_at")
 
 
-class MembershipAddSerializer(serializers.Serializer):
-    username = serializers.SlugRelatedField(
+class UsernameField(serializers.SlugRelatedField):  # type: ignore[type-arg]
+    """An active user, named by a JSON string (not a number that happens to be a name)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class MembershipAddSerializer(RequestSerializer):
+    username = UsernameField(
         slug_field="username",
         queryset=get_user_model().objects.filter(is_active=True),
         error_messages={"does_not_exist": "No active user is called '{value}'."},
@@ -78,5 +90,5 @@ class MembershipAddSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=Role.choices)
 
 
-class MembershipChangeSerializer(serializers.Serializer):
+class MembershipChangeSerializer(RequestSerializer):
     role = serializers.ChoiceField(choices=Role.choices)

@@ -266,6 +266,13 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # A PATCH body is the serializer the view reads, required fields included: what the
+    # schema says a request needs is what the server needs.
+    "COMPONENT_SPLIT_PATCH": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.openapi.close_request_bodies",
+    ],
     # `<id:...>` (config/converters.py): what a 64-bit database integer holds.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
     "ENUM_NAME_OVERRIDES": {

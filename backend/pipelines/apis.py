@@ -30,6 +30,7 @@ from pipelines import selectors, services
 from pipelines.documents import STREAMGRAPH
 from pipelines.models import Pipeline
 from pipelines.serializers import (
+    VERSION_REF_PATTERN,
     DiffQuerySerializer,
     DiffSerializer,
     ExportQuerySerializer,
@@ -50,9 +51,7 @@ from pipelines.serializers import (
 _NO_CONTENT = {204: OpenApiResponse(description="Done; no body.")}
 # The catalog changes only with a deploy: browsers reuse it for a while, then revalidate.
 _CATALOG_CACHE_CONTROL = "private, max-age=300, must-revalidate"
-_VERSION_PARAMETER = OpenApiParameter(
-    "version", int, description="A version number; the working copy if omitted."
-)
+_VERSION_REF = {"type": "string", "pattern": VERSION_REF_PATTERN}
 
 
 @require_GET
@@ -209,7 +208,7 @@ class PlanApi(APIView):
     @extend_schema(
         operation_id="pipelines_plan",
         tags=["plans"],
-        parameters=[_VERSION_PARAMETER],
+        parameters=[VersionQuerySerializer],
         responses={200: PlanSerializer, **error_responses(400, 404)},
         summary="The compiled plan of the working copy or of a version",
         description="`diagnostics` holds the compiler's, then the problems that would stop a "
@@ -327,12 +326,12 @@ class DiffApi(APIView):
         parameters=[
             OpenApiParameter(
                 "from",
-                str,
+                _VERSION_REF,
                 description="A version number or `working`; the latest version if omitted.",
             ),
             OpenApiParameter(
                 "to",
-                str,
+                _VERSION_REF,
                 description="A version number or `working`; the working copy if omitted.",
             ),
         ],

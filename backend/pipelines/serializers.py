@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from accounts.serializers import UserRefSerializer
 from config.converters import MAX_ID
+from config.fields import QuerySerializer, RequestSerializer, TextField
 from config.openapi import DiagnosticSerializer
 from pipelines.documents import FLINK_PLAN, STREAMGRAPH
 from pipelines.selectors import EXPORT_FORMATS, WORKING
@@ -35,20 +36,20 @@ class PipelineImportedSerializer(PipelineDetailSerializer):
     )
 
 
-class PipelineListQuerySerializer(serializers.Serializer):
+class PipelineListQuerySerializer(QuerySerializer):
     workspace = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
 
 
-class PipelineCreateSerializer(serializers.Serializer):
+class PipelineCreateSerializer(RequestSerializer):
     workspace = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    name = serializers.CharField(max_length=200)
+    name = TextField(max_length=200)
     document = serializers.JSONField(
         required=False, help_text=DOCUMENT_HELP + " Defaults to an empty one."
     )
 
 
-class PipelineUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200, required=False)
+class PipelineUpdateSerializer(RequestSerializer):
+    name = TextField(max_length=200, required=False)
     document = serializers.JSONField(required=False, help_text=DOCUMENT_HELP)
     revision = serializers.IntegerField(
         min_value=0,
@@ -59,11 +60,9 @@ class PipelineUpdateSerializer(serializers.Serializer):
     )
 
 
-class PipelineImportSerializer(serializers.Serializer):
+class PipelineImportSerializer(RequestSerializer):
     workspace = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    name = serializers.CharField(
-        max_length=200, required=False, help_text="Defaults to the document's name."
-    )
+    name = TextField(max_length=200, required=False, help_text="Defaults to the document's name.")
     content = serializers.JSONField(
         help_text="A streamgraph/v1 document, or Flink's `getExecutionPlan()` JSON "
         "(as an object or as its text)."
@@ -82,11 +81,11 @@ class VersionDetailSerializer(VersionSerializer):
     document = serializers.JSONField(help_text=DOCUMENT_HELP)
 
 
-class VersionCreateSerializer(serializers.Serializer):
-    message = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+class VersionCreateSerializer(RequestSerializer):
+    message = TextField(max_length=2000, required=False, allow_blank=True, default="")
 
 
-class VersionQuerySerializer(serializers.Serializer):
+class VersionQuerySerializer(QuerySerializer):
     version = serializers.IntegerField(
         min_value=1,
         max_value=MAX_ID,
@@ -97,6 +96,10 @@ class VersionQuerySerializer(serializers.Serializer):
 
 class ExportQuerySerializer(VersionQuerySerializer):
     format = serializers.ChoiceField(choices=list(EXPORT_FORMATS), default=STREAMGRAPH)
+
+
+VERSION_REF_PATTERN = "^([1-9][0-9]{0,17}|working)$"
+"""A version number or `working`, as the schema says it (`VersionRefField`)."""
 
 
 class VersionRefField(serializers.Field):
@@ -114,7 +117,7 @@ class VersionRefField(serializers.Field):
         return value
 
 
-class DiffQuerySerializer(serializers.Serializer):
+class DiffQuerySerializer(QuerySerializer):
     """`from` and `to` are Python keywords, hence the field names set below."""
 
     def get_fields(self) -> dict[str, serializers.Field]:

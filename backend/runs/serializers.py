@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from types import MappingProxyType
 
 from rest_framework import serializers
 
 from accounts.serializers import UserRefSerializer
 from config.converters import MAX_ID
+from config.fields import QuerySerializer, RequestSerializer, TextField
 from runs.models import RunStatus
 
 STATES = [
@@ -25,11 +26,17 @@ STATES = [
 _TIME = "Seconds since the epoch; null until known."
 
 
-class RunStartSerializer(serializers.Serializer):
+class RunStartSerializer(RequestSerializer):
+    retired_fields = MappingProxyType(
+        {
+            "sparkMaster": "A run cannot choose a Spark master: that is the server's setting. "
+            "Choose one of its clusters by name (cluster)."
+        }
+    )
     version = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="The version number to run."
     )
-    cluster = serializers.CharField(
+    cluster = TextField(
         max_length=40,
         required=False,
         help_text="The name of one of the server's clusters (`GET /api/clusters/`); "
@@ -42,18 +49,6 @@ class RunStartSerializer(serializers.Serializer):
         "as diagnostics on the node. `faults`: failures to inject (only when the server "
         "allows it, for tests).",
     )
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if "sparkMaster" in self.initial_data:
-            raise serializers.ValidationError(
-                {
-                    "sparkMaster": [
-                        "A run cannot choose a Spark master: that is the server's setting. "
-                        "Choose one of its clusters by name (cluster)."
-                    ]
-                }
-            )
-        return attrs
 
 
 class ClusterSerializer(serializers.Serializer):
@@ -134,7 +129,7 @@ class RunDetailSerializer(RunSerializer):
     subtasks = SubtaskSerializer(many=True)
 
 
-class JournalQuerySerializer(serializers.Serializer):
+class JournalQuerySerializer(QuerySerializer):
     after = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, default=0)
     limit = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=500)
 

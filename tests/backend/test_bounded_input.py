@@ -116,3 +116,47 @@ def test_a_missing_slash_is_named_not_redirected() -> None:
 
     assert response.status_code == 404
     assert _error(response)["message"].endswith("API paths end with a slash: /api/workspaces/")
+
+
+# What the schema says is what the server takes -------------------------------------------
+
+
+def test_a_number_where_the_schema_says_text_is_refused() -> None:
+    response = make_team().client("owner").post("/api/workspaces/", {"name": "x", "slug": 0})
+
+    assert response.status_code == 400
+    assert _error(response)["fields"] == {"slug": ["Not a valid string."]}
+
+
+def test_an_unknown_body_field_is_named_not_ignored() -> None:
+    team = make_team()
+
+    response = team.client("editor").patch(
+        f"/api/pipelines/{team.pipeline.pk}/", {"name": "x", "nmae": "typo"}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert _error(response)["fields"] == {"nmae": ["This request has no such field."]}
+
+
+def test_an_empty_query_parameter_is_named() -> None:
+    team = make_team()
+
+    response = team.client("viewer").get(f"/api/pipelines/{team.pipeline.pk}/plan/?version=")
+
+    assert response.status_code == 400
+    assert _error(response)["fields"] == {"version": ["Give a value, or leave the parameter out."]}
+
+
+def test_request_bodies_are_closed_in_the_schema() -> None:
+    schema = Client().get("/api/schema/?format=json").json()
+    requests = {
+        name: component
+        for name, component in schema["components"]["schemas"].items()
+        if name.endswith("Request")
+    }
+
+    assert len(requests) >= 10
+    assert all(component["additionalProperties"] is False for component in requests.values())
+    # The bases' notes for developers are not the bodies' descriptions.
+    assert not any("retired_fields" in c.get("description", "") for c in requests.values())
