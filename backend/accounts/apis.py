@@ -50,7 +50,7 @@ class RegisterApi(APIView):
         tags=["auth"],
         auth=[],
         request=RegisterSerializer,
-        responses={201: RegisteredSerializer, **error_responses(400, 409, 429)},
+        responses={201: RegisteredSerializer, **error_responses(400, 409, 429, 503)},
         summary="Create an account; it comes with an API token and a workspace you own",
     )
     def post(self, request: Request) -> Response:
@@ -88,7 +88,7 @@ class TokenApi(APIView):
         tags=["auth"],
         auth=[],
         request=TokenRequestSerializer,
-        responses={200: TokenSerializer, **error_responses(400, 429)},
+        responses={200: TokenSerializer, **error_responses(400, 429, 503)},
         summary="Exchange a username and password for an API token",
     )
     def post(self, request: Request) -> Response:

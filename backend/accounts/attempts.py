@@ -16,14 +16,19 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import Final
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+from redis.exceptions import RedisError
 from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
+
+from config.errors import ServiceUnavailable
 
 _WINDOW_SECONDS: Final = 60
 
@@ -51,11 +56,27 @@ def _counter(kind: Attempt, address: str, now: float) -> tuple[str, float]:
     return f"auth-attempts:{kind}:{address}:{window}", _WINDOW_SECONDS - now % _WINDOW_SECONDS
 
 
+@contextmanager
+def _counts() -> Iterator[None]:
+    """The counts are in Redis. Without them nobody signs in or registers (the limit fails
+    closed: guessing must not get easier when Redis is away), with a 503 saying so."""
+    try:
+        yield
+    except (RedisError, OSError) as error:
+        raise ServiceUnavailable(
+            "Signing in and registering are unavailable for a moment (the attempt counts "
+            "cannot be read); try again in a few seconds."
+        ) from error
+
+
 def ensure_allowed(kind: Attempt, address: str) -> None:
-    """Raise `Throttled` if `address` has used up this minute's attempts of `kind`."""
+    """Raise `Throttled` if `address` has used up this minute's attempts of `kind`
+    (`ServiceUnavailable` if the counts cannot be read)."""
     limit: int = settings.AUTH_ATTEMPTS_PER_MINUTE
     key, remaining = _counter(kind, address, time.time())
-    if cache.get(key, 0) >= limit:
+    with _counts():
+        used = cache.get(key, 0)
+    if used >= limit:
         wait = math.ceil(remaining)
         raise Throttled(wait=wait, detail=f"{_REFUSALS[kind]} Try again in {wait} s.")
 
@@ -63,9 +84,10 @@ def ensure_allowed(kind: Attempt, address: str) -> None:
 def record(kind: Attempt, address: str) -> None:
     """Count one attempt of `kind` from `address` in the current minute."""
     key, _ = _counter(kind, address, time.time())
-    # Kept for two windows, so a count read just before its minute ends is still there.
-    cache.add(key, 0, timeout=2 * _WINDOW_SECONDS)
-    try:
-        cache.incr(key)
-    except ValueError:  # expired between add and incr: this attempt starts a new count
-        cache.set(key, 1, timeout=2 * _WINDOW_SECONDS)
+    with _counts():
+        # Kept for two windows, so a count read just before its minute ends is still there.
+        cache.add(key, 0, timeout=2 * _WINDOW_SECONDS)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr: this attempt starts a new count
+            cache.set(key, 1, timeout=2 * _WINDOW_SECONDS)

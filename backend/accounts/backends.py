@@ -10,6 +10,7 @@ service has no request to hand over.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django.contrib.admin.forms import AdminAuthenticationForm
@@ -23,6 +24,7 @@ from django.http import HttpRequest
 from rest_framework.exceptions import Throttled
 
 from accounts import attempts
+from config.errors import ServiceUnavailable
 
 
 class LimitedModelBackend(ModelBackend):
@@ -41,6 +43,8 @@ class LimitedModelBackend(ModelBackend):
             except Throttled as error:
                 # Stops `authenticate` at once: no other backend tries the password.
                 raise PermissionDenied(str(error.detail)) from error
+            except ServiceUnavailable as error:
+                raise PermissionDenied(error.message) from error
         return super().authenticate(request, username=username, password=password, **kwargs)
 
 
@@ -50,7 +54,10 @@ def count_failed_sign_in(
 ) -> None:
     """Count a failed sign-in against the address it came from (when Django knows it)."""
     if request is not None:
-        attempts.record(attempts.Attempt.SIGN_IN, attempts.client_address(request))
+        # Best effort: a failure was refused already, and with the counts away the next
+        # attempt is refused too (`attempts.ensure_allowed` fails closed).
+        with contextlib.suppress(ServiceUnavailable):
+            attempts.record(attempts.Attempt.SIGN_IN, attempts.client_address(request))
 
 
 class _LimitedSignIn(AuthenticationForm):
@@ -61,6 +68,8 @@ class _LimitedSignIn(AuthenticationForm):
                 attempts.ensure_allowed(attempts.Attempt.SIGN_IN, address)
             except Throttled as error:
                 raise ValidationError(str(error.detail), code="throttled") from error
+            except ServiceUnavailable as error:
+                raise ValidationError(error.message, code="unavailable") from error
         return super().clean()  # type: ignore[no-any-return]
 
 

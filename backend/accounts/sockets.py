@@ -25,7 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable
 from typing import Any, Generic, TypeVar, cast
 
 from asgiref.sync import async_to_sync
@@ -40,6 +42,7 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils.crypto import constant_time_compare
+from redis.exceptions import RedisError
 from rest_framework.authtoken.models import Token
 
 from accounts.models import Membership
@@ -136,6 +139,8 @@ def credential_signs_in(*, user_id: int, token_key: str | None, session_key: str
 # The consumers' base ----------------------------------------------------------------------
 
 A = TypeVar("A")
+R = TypeVar("R")
+logger = logging.getLogger(__name__)
 
 
 class MemberSocket(AsyncWebsocketConsumer, Generic[A], ABC):
@@ -181,7 +186,9 @@ class MemberSocket(AsyncWebsocketConsumer, Generic[A], ABC):
             return
         self.access = access
         self._group = user_group(user.pk)
-        await self.channel_layer.group_add(self._group, self.channel_name)
+        await self.best_effort(
+            "joining the user's group", self.channel_layer.group_add(self._group, self.channel_name)
+        )
         await self.joined()
         if not self.closed:
             self._recheck = asyncio.create_task(self._recheck_forever())
@@ -191,9 +198,21 @@ class MemberSocket(AsyncWebsocketConsumer, Generic[A], ABC):
         if self._recheck is not None:
             self._recheck.cancel()
         if self._group is not None:
-            await self.channel_layer.group_discard(self._group, self.channel_name)
+            await self.best_effort(
+                "leaving the user's group",
+                self.channel_layer.group_discard(self._group, self.channel_name),
+            )
             self._group = None
             await self.left()
+
+    async def best_effort(self, what: str, operation: Awaitable[R]) -> R | None:
+        """`operation`'s result, or None if Redis (the channel layer, presence) is away: a
+        socket outlives Redis restarts, and catches up from the database once it is back."""
+        try:
+            return await operation
+        except (RedisError, OSError) as error:
+            logger.warning("socket %s: %s failed: %s", self.channel_name, what, error)
+            return None
 
     async def close_with(self, code: int) -> None:
         if not self.closed:

@@ -82,6 +82,15 @@ class Conflict(ApplicationError):
     default_message = "The request conflicts with the current state."
 
 
+class ServiceUnavailable(ApplicationError):
+    """A service the request needs is away for a moment (Redis); `Retry-After` says when."""
+
+    status_code = 503
+    code = "unavailable"
+    default_message = "The server cannot do this right now; try again in a few seconds."
+    retry_after = 5
+
+
 class DocumentRejected(ApplicationError):
     """A pipeline document the compiler cannot read; the diagnostics say where."""
 
@@ -214,5 +223,7 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | 
     wait = getattr(exc, "wait", None)
     if isinstance(exc, drf.Throttled) and wait is not None:
         headers["Retry-After"] = str(int(wait))
+    if isinstance(error, ServiceUnavailable):
+        headers["Retry-After"] = str(error.retry_after)
     _roll_back_request_transactions()
     return Response(error_payload(error), status=error.status_code, headers=headers)

@@ -14,6 +14,7 @@ _DESCRIPTIONS = {
     404: "Not found, or not in one of your workspaces.",
     409: "Conflicts with the current state.",
     429: "Too many attempts from your address; `Retry-After` says when to try again.",
+    503: "Unavailable for a moment (a service it needs is away); `Retry-After` says when.",
 }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import uuid
 from typing import Any
 
@@ -43,10 +44,16 @@ from pipelines.events import (
     publish_to_pipeline_async,
 )
 
+SYNC_SECONDS = 1.0
+"""How often a socket compares its client's revision with the stored one."""
+
 
 class PipelineConsumer(MemberSocket[PipelineAccess]):
     entry: PresenceEntry | None = None
+    revision: int = -1
+    """The revision this socket's client has: its snapshot's, then every edit forwarded."""
     _heartbeat: asyncio.Task[None] | None = None
+    _in_step: asyncio.Task[None] | None = None
 
     @property
     def pipeline_id(self) -> int:
@@ -63,32 +70,53 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
             user=UserRef(id=self.user.pk, username=self.user.get_username()),
             role=self.access.role,
         )
-        await self.channel_layer.group_add(pipeline_group(self.pipeline_id), self.channel_name)
-        await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
-        await publish_to_pipeline_async(self.pipeline_id, PresenceChanged(client=self.entry))
+        await self.best_effort(
+            "joining the pipeline's group",
+            self.channel_layer.group_add(pipeline_group(self.pipeline_id), self.channel_name),
+        )
+        await self.announce_presence()
         await self.send_snapshot()
         self._heartbeat = asyncio.create_task(self._refresh_presence())
+        self._in_step = asyncio.create_task(self._keep_in_step())
 
     async def access_updated(self, previous: PipelineAccess) -> None:
         """A role went up or down: the client (read-only or not) and everyone's presence."""
         if self.entry is None:
             return
         self.entry = self.entry.model_copy(update={"role": self.access.role})
-        await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
-        await publish_to_pipeline_async(self.pipeline_id, PresenceChanged(client=self.entry))
+        await self.announce_presence()
         await self.send_message(AccessChanged(you=self.entry, canEdit=self.access.can_edit))
 
     async def left(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-        await self.channel_layer.group_discard(pipeline_group(self.pipeline_id), self.channel_name)
+        for task in (self._heartbeat, self._in_step):
+            if task is not None:
+                task.cancel()
+        await self.best_effort(
+            "leaving the pipeline's group",
+            self.channel_layer.group_discard(pipeline_group(self.pipeline_id), self.channel_name),
+        )
         if self.entry is not None:
-            await presence.presence_remove(
-                pipeline_id=self.pipeline_id, client_id=self.entry.clientId
+            client_id = self.entry.clientId
+            await self.best_effort(
+                "removing presence",
+                presence.presence_remove(pipeline_id=self.pipeline_id, client_id=client_id),
             )
-            await publish_to_pipeline_async(
-                self.pipeline_id, PresenceLeft(clientId=self.entry.clientId)
+            await self.best_effort(
+                "announcing a departure",
+                publish_to_pipeline_async(self.pipeline_id, PresenceLeft(clientId=client_id)),
             )
+
+    async def announce_presence(self) -> None:
+        """Store this connection's presence entry and tell everyone (best effort)."""
+        assert self.entry is not None
+        await self.best_effort(
+            "storing presence",
+            presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry),
+        )
+        await self.best_effort(
+            "announcing presence",
+            publish_to_pipeline_async(self.pipeline_id, PresenceChanged(client=self.entry)),
+        )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.entry is None or self.closed:
@@ -104,8 +132,7 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
             self.entry = self.entry.model_copy(
                 update={"selection": message.selection, "cursor": message.cursor}
             )
-            await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
-            await publish_to_pipeline_async(self.pipeline_id, PresenceChanged(client=self.entry))
+            await self.announce_presence()
         elif await self.recheck_access():  # a snapshot is a read: of what they may still read
             await self.send_snapshot()
 
@@ -153,14 +180,17 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
             await self.close_with(CLOSE_NOT_FOUND)
             return
         revision, document, plan = snapshot
-        others = await presence.presence_list(pipeline_id=self.pipeline_id)
+        others = await self.best_effort(
+            "reading presence", presence.presence_list(pipeline_id=self.pipeline_id)
+        )
+        self.revision = revision
         await self.send_message(
             Snapshot(
                 pipeline=self.pipeline_id,
                 revision=revision,
                 document=document,
                 plan=plan,
-                presence=others,
+                presence=others if others is not None else [self.entry],
                 you=self.entry,
             )
         )
@@ -169,6 +199,7 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
         """A message published to the pipeline's group: forward its text as is."""
         if not self.closed:
             await self.send(text_data=event["text"])
+            self.revision = max(self.revision, event.get("revision", self.revision))
 
     async def send_message(self, message: Outbound) -> None:
         if not self.closed:
@@ -179,7 +210,39 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
             while True:
                 await asyncio.sleep(presence.HEARTBEAT_SECONDS)
                 if self.entry is not None:
-                    await presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry)
+                    await self.best_effort(
+                        "refreshing presence",
+                        presence.presence_put(pipeline_id=self.pipeline_id, entry=self.entry),
+                    )
+
+    async def _keep_in_step(self) -> None:
+        """Send the client a snapshot when the stored revision is ahead of what it got for
+        longer than a message takes: a broadcast was lost (Redis was away), and this
+        client would otherwise never hear of a change committed in the database."""
+        behind_since: float | None = None
+        with contextlib.suppress(asyncio.CancelledError):
+            while not self.closed:
+                await asyncio.sleep(SYNC_SECONDS)
+                stored = await database_sync_to_async(_stored_revision)(self.pipeline_id)
+                if stored is None:
+                    await self.close_with(CLOSE_NOT_FOUND)
+                    return
+                now = time.monotonic()
+                if stored <= self.revision:
+                    behind_since = None
+                elif behind_since is None:
+                    behind_since = now
+                elif now - behind_since >= SYNC_SECONDS:
+                    behind_since = None
+                    # The others may have lost this connection's presence with Redis too.
+                    await self.announce_presence()
+                    await self.send_snapshot()
+
+
+def _stored_revision(pipeline_id: int) -> int | None:
+    from pipelines.models import Pipeline
+
+    return Pipeline.objects.filter(pk=pipeline_id).values_list("revision", flat=True).first()
 
 
 def _snapshot_data(pipeline_id: int) -> tuple[int, dict[str, Any], dict[str, Any]] | None:

@@ -34,7 +34,7 @@ from compiler.liveplan import live_plan, plan_delta
 from compiler.pipeline import compile_document
 from config.errors import DocumentTooLarge
 from pipelines.documents import document_bytes, document_check_size, with_run_diagnostics
-from pipelines.events import EditApplied, ErrorBody, UserRef, publish_to_pipeline
+from pipelines.events import EditApplied, ErrorBody, UserRef, publish_after_commit
 from pipelines.models import Pipeline, PipelineEdit
 
 V = TypeVar("V")
@@ -263,5 +263,5 @@ def pipeline_apply_edit(
             rebased=rebased,
             planDelta=delta,
         )
-        transaction.on_commit(lambda: publish_to_pipeline(pipeline.pk, message))
+        publish_after_commit(pipeline.pk, message)
     return EditOutcome(revision=revision, applied=message)

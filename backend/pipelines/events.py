@@ -2,9 +2,10 @@
 
 Inbound messages (client -> server) and outbound ones (server -> client) are
 typed models that reject unknown fields; `docs/COEDITING.md` documents them and
-`frontend/src/api/` mirrors them. Only `publish_to_pipeline` sends to a
-pipeline's group: it serialises a message once and every consumer forwards the
-same text, so a broadcast costs one encoding, not one per client.
+`frontend/src/api/` mirrors them. Only `publish_to_pipeline` (for writes,
+`publish_after_commit`) sends to a pipeline's group: it serialises a message once and
+every consumer forwards the same text, so a broadcast costs one encoding, not one per
+client.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from config.errors import ApplicationError, error_payload
@@ -219,11 +221,23 @@ async def publish_to_pipeline_async(pipeline_id: int, message: Outbound) -> None
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("CHANNEL_LAYERS is not configured")
-    await layer.group_send(
-        pipeline_group(pipeline_id), {"type": GROUP_EVENT, "text": encode(message)}
-    )
+    event: dict[str, Any] = {"type": GROUP_EVENT, "text": encode(message)}
+    if isinstance(message, EditApplied | DocumentReplaced):
+        # Consumers note the revision their client is at (a later one in the database
+        # means a message was lost on the way, and the client gets a snapshot).
+        event["revision"] = message.revision
+    await layer.group_send(pipeline_group(pipeline_id), event)
 
 
 def publish_to_pipeline(pipeline_id: int, message: Outbound) -> None:
     """Send `message` to every client of the pipeline (from synchronous code)."""
     async_to_sync(publish_to_pipeline_async)(pipeline_id, message)
+
+
+def publish_after_commit(pipeline_id: int, message: Outbound) -> None:
+    """Send `message` to every client of the pipeline once this transaction commits.
+
+    Best effort: with Redis away the message is lost, never the write it tells of; each
+    consumer notices its client is behind the stored revision and sends it a snapshot.
+    """
+    transaction.on_commit(lambda: publish_to_pipeline(pipeline_id, message), robust=True)

@@ -19,7 +19,7 @@ from accounts.permissions import authenticated_user, require_role
 from config.errors import Conflict
 from pipelines.documents import document_empty, document_from_import, document_validate
 from pipelines.editing import pipeline_live_plan
-from pipelines.events import DocumentReplaced, UserRef, VersionSaved, publish_to_pipeline
+from pipelines.events import DocumentReplaced, UserRef, VersionSaved, publish_after_commit
 from pipelines.models import Pipeline, PipelineVersion
 
 Actor = AbstractBaseUser | AnonymousUser
@@ -108,7 +108,7 @@ def pipeline_update(
                 ),
             )
             # Co-editors are told after commit; their pending edits will conflict.
-            transaction.on_commit(lambda: publish_to_pipeline(locked.pk, replaced))
+            publish_after_commit(locked.pk, replaced)
     return locked
 
 
@@ -141,5 +141,5 @@ def version_create(*, pipeline: Pipeline, actor: Actor, message: str = "") -> Pi
             message=message,
             user=UserRef(id=user.pk, username=user.get_username()),
         )
-        transaction.on_commit(lambda: publish_to_pipeline(locked.pk, saved))
+        publish_after_commit(locked.pk, saved)
         return version

@@ -65,6 +65,8 @@ CHECKPOINT_SECONDS = 2.0
 DRAIN_QUIET_SECONDS = 0.5
 DRAIN_MAX_SECONDS = 5.0
 SUBSCRIBE_TIMEOUT = 5.0
+REDIS_RETRY_SECONDS = 0.2
+"""How long the collector waits before it reads again from a Redis that was away."""
 
 
 class Executor(Protocol):
@@ -132,17 +134,11 @@ def _on_spark(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Eve
 
 def _locally(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event) -> RunResult:
     from runtime.local import run_locally
+    from runtime.spark.hooks import event_publisher
 
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    channel = run_channel(run_key)
-
-    def publish(event: SubtaskEvent) -> None:
-        client.publish(channel, json.dumps(event.to_json()))
-
-    try:
-        return run_locally(plan, publish, max_attempts=max_attempts(master), cancel=cancel)
-    finally:
-        client.close()
+    # As Spark's hooks publish: a Redis that is away costs events, never the run.
+    publish = event_publisher(settings.REDIS_URL, run_channel(run_key))
+    return run_locally(plan, publish, max_attempts=max_attempts(master), cancel=cancel)
 
 
 # Before the executor starts -----------------------------------------------------------------
@@ -260,6 +256,7 @@ class Collector:
         self.next_checkpoint = started + CHECKPOINT_SECONDS
         self.given_up = False
         """Someone else ended the run (lost worker): stop writing to it."""
+        self.redis_away = False
         self.publisher = RunPublisher()
         self.redis = redis.Redis.from_url(settings.REDIS_URL)
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=False)
@@ -349,9 +346,21 @@ class Collector:
                     return
 
     def _receive(self, wait: float) -> bool:
-        """Read what has arrived (waiting up to `wait` for the first message)."""
+        """Read what has arrived (waiting up to `wait` for the first message).
+
+        With Redis away, nothing arrives: the run goes on (its executor's events are lost,
+        the end infers what they would have said) and the subscriptions come back with
+        Redis, which the next read reconnects to."""
         received = False
-        message = self.pubsub.get_message(timeout=wait)
+        try:
+            message = self.pubsub.get_message(timeout=wait)
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            if not self.redis_away:
+                logger.warning("run %s: Redis is away (%s); reading again", self.run_id, error)
+            self.redis_away = True
+            time.sleep(min(wait, REDIS_RETRY_SECONDS))
+            return False
+        self.redis_away = False
         while message is not None:
             if message["type"] == "message":
                 received = True
@@ -361,7 +370,10 @@ class Collector:
                     self._request_cancel("canceled")
             if len(self.pending) >= BATCH_EVENTS:
                 break
-            message = self.pubsub.get_message(timeout=0)
+            try:
+                message = self.pubsub.get_message(timeout=0)
+            except (redis.ConnectionError, redis.TimeoutError):
+                break  # the next read notices
         return received
 
     def _queue(self, data: bytes) -> None:

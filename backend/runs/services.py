@@ -9,6 +9,7 @@ changes only through its journal (`runs.journal`), under its row lock.
 from __future__ import annotations
 
 import copy
+import logging
 import time
 import uuid
 from collections.abc import Mapping
@@ -26,7 +27,7 @@ from accounts.permissions import authenticated_user, require_role
 from compiler.diagnostics import Diagnostic, Location, Severity
 from compiler.pipeline import compile_document
 from config.errors import ApplicationError, Conflict, InvalidRequest
-from pipelines.events import RunStarted, UserRef, publish_to_pipeline
+from pipelines.events import RunStarted, UserRef, publish_after_commit
 from pipelines.models import Pipeline, PipelineVersion
 from runs import control
 from runs.clusters import cluster_get
@@ -39,6 +40,7 @@ from runtime.events import RunOutcome
 from runtime.monitoring import RunMonitor, monitored_vertices
 
 Actor = AbstractBaseUser | AnonymousUser
+logger = logging.getLogger(__name__)
 
 _PARAMETER_KEYS = frozenset({"params", "faults"})
 
@@ -106,9 +108,23 @@ def run_start(
             run=run_id, version=version, user=UserRef(id=user.pk, username=user.get_username())
         )
         queue = run_queue(profile.name)
-        transaction.on_commit(lambda: execute_run.apply_async((run_id,), queue=queue))
-        transaction.on_commit(lambda: publish_to_pipeline(pipeline.pk, started))
+        transaction.on_commit(lambda: _enqueue(run_id, queue))
+        publish_after_commit(pipeline.pk, started)
     return run
+
+
+def _enqueue(run_id: int, queue: str) -> None:
+    """Hand the run to the workers; if the broker (Redis) is away, fail it at once, saying
+    so, rather than leave it queued where no worker will ever find it."""
+    try:
+        execute_run.apply_async((run_id,), queue=queue)
+    except Exception as error:
+        logger.exception("run %s could not be queued", run_id)
+        with transaction.atomic():
+            run = Run.objects.select_for_update().get(pk=run_id)
+            if run.run_status is RunStatus.QUEUED:
+                message = f"the run could not be queued for a worker: {error}"
+                _close(run, run_fields(run), RunStatus.FAILED, error=message)
 
 
 def document_for_run(
@@ -205,7 +221,8 @@ def run_cancel(*, run: Run, actor: Actor) -> Run:
             set_status(locked, RunStatus.CANCELING)
             append(locked, before=before)
             key = locked.key
-            transaction.on_commit(lambda: control.request_cancel(key))
+            # Best effort: the worker also reads the run's status every second.
+            transaction.on_commit(lambda: control.request_cancel(key), robust=True)
     return locked
 
 
@@ -235,7 +252,7 @@ def run_mark_lost(*, run_id: int | None = None) -> list[int]:
             _close(locked, run_fields(locked), RunStatus.FAILED, error=error, abandon=True)
             key = locked.key
             # If the worker is alive but stuck, it stops the Spark work when it can.
-            transaction.on_commit(lambda key=key: control.request_cancel(key))  # type: ignore[misc]
+            transaction.on_commit(lambda key=key: control.request_cancel(key), robust=True)  # type: ignore[misc]
         lost.append(candidate)
     return lost
 

@@ -1,13 +1,12 @@
 """Runs through the real product: `manage.py serve` (uvicorn, a Celery worker process on
 its own queue, the lost-worker check in its parent), Redis and the test database, used
 over HTTP and websockets. The worker executes with the reference executor here;
-`test_runs_spark.py` runs the same way on Spark."""
+`test_runs_spark.py` runs the same way on Spark, and `test_faults.py` kills workers and
+Redis."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -95,22 +94,3 @@ def test_a_cancelled_run_stops_and_its_subtasks_end_canceled(server: str) -> Non
     assert state["status"] == "CANCELED"
     assert "FINISHED" not in {s["state"] for s in state["subtasks"][1:]}
     assert {s["state"] for s in state["subtasks"]} <= {"FINISHED", "CANCELED"}
-
-
-def test_a_run_whose_only_worker_dies_fails_soon(server: str) -> None:
-    http, _, team = signed_in(server)
-    make_runnable_version(pipeline=team.pipeline, document=runnable_document(to=50_000_000))
-    status, run = http.call("POST", f"/api/pipelines/{team.pipeline.pk}/runs/", {"version": 3})
-    assert status == 201, run
-    wait_for(lambda: run_status(run["id"]) == "RUNNING", 60, "the run starting")
-    worker = Run.objects.get(pk=run["id"]).worker
-    os.kill(int(worker.rsplit(":", 1)[1]), signal.SIGKILL)
-    # Nobody reads the run meanwhile: the check in `serve`'s own process fails it.
-    seconds = wait_for(lambda: run_status(run["id"]) == "FAILED", 30, "failing the lost run")
-    assert seconds <= HEARTBEAT_TIMEOUT + 2 * HEARTBEAT_SECONDS + 1
-    lost = Run.objects.get(pk=run["id"])
-    assert lost.error.startswith(f"lost worker: {worker} stopped reporting")
-    # `serve` starts another worker, which runs the next run.
-    status, again = http.call("POST", f"/api/pipelines/{team.pipeline.pk}/runs/", {"version": 2})
-    assert status == 201, again
-    wait_for(lambda: run_status(again["id"]) == "FINISHED", 60, "the next run")
