@@ -6,6 +6,8 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 PORT ?= 8000
 TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+# The production settings with a key of the tests' own (tests/settings.py), as pytest uses.
+TEST_SETTINGS := DJANGO_SETTINGS_MODULE=tests.settings
 
 INSTALLED := $(VENV)/.installed
 NODE_STAMP := node_modules/.package-lock.json
@@ -83,9 +85,9 @@ test: lint $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM)
 	npm run format:check
 	npm run typecheck
 	npm run test:unit
-	$(PY) manage.py check
-	$(PY) manage.py makemigrations --check --dry-run
-	$(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
+	$(TEST_SETTINGS) $(PY) manage.py check
+	$(TEST_SETTINGS) $(PY) manage.py makemigrations --check --dry-run
+	$(TEST_SETTINGS) $(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(BIN)/pytest
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend
 	npm run test:e2e
