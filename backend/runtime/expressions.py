@@ -7,11 +7,14 @@ starting with `_`, a builtin outside the list, an import, a file or the network,
 so a document can never make a worker run anything but data transformations.
 
 Operations that can turn a short text into gigabytes at once (`9**9**9`,
-`[0] * 10**10`, `range(10**12)`, `"%999999999d" % 1`, `s.replace("", s)`) go
-through guarded helpers that check the size of the result before computing it.
-The guards bound single operations, not the total work of an evaluation: a run's
-time and memory are bounded by the run (Spark workers, cancel), and the web
-server never evaluates expressions, it only compiles them.
+`[0] * 10**10`, `range(10**12)`, `"%999999999d" % 1`, `s.replace("", s)`,
+`"".join([s] * 10**6)`, `str([s] * 10**6)`) go through guarded helpers that check the
+size of the result before computing it: repetition, powers and shifts, `range`,
+%-formatting (widths, precisions and what each conversion inserts), `replace`, `join`,
+and the text of values (`str()`, f-string fields), which a list holding one big string
+many times makes huge. The guards bound single operations, not the total work of an
+evaluation: a run's time and memory are bounded by the run (Spark workers' memory
+cap, cancel), and the web server never evaluates expressions, it only compiles them.
 
 `Expression.inline(names)` gives the guarded expression as Python source with its
 variables renamed, so `runtime.chains` can paste it into generated code (one
@@ -25,7 +28,8 @@ import ast
 import builtins
 import re
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, ItemsView, KeysView, Mapping, Sequence, ValuesView
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -268,7 +272,6 @@ _NOT_ALLOWED = {
     ast.MatMult: "'@' is not supported",
 }
 _FORMAT_NUMBER = re.compile(r"\d+")
-_PRINTF = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.|$)", re.DOTALL)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
@@ -598,21 +601,33 @@ class _Guard(ast.NodeTransformer):
             return ast.copy_location(ast.IfExp(check, plain, guarded), node)
         return ast.copy_location(guarded, node)
 
+    _NAMES: ClassVar[dict[str, str]] = {"range": "_g_range", "str": "_g_str"}
+    _METHODS: ClassVar[dict[str, str]] = {"replace": "_g_replace", "join": "_g_join"}
+
     def visit_Name(self, node: ast.Name) -> ast.expr:
-        if node.id == "range":
-            return ast.copy_location(ast.Name("_g_range", ast.Load()), node)
+        helper = self._NAMES.get(node.id)
+        if helper is not None:  # called or passed (`sorted(xs, key=str)`)
+            return ast.copy_location(ast.Name(helper, ast.Load()), node)
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr == "replace":
+        helper = self._METHODS.get(func.attr) if isinstance(func, ast.Attribute) else None
+        if helper is not None:
+            assert isinstance(func, ast.Attribute)
             return ast.copy_location(
-                ast.Call(
-                    ast.Name("_g_replace", ast.Load()), [func.value, *node.args], node.keywords
-                ),
+                ast.Call(ast.Name(helper, ast.Load()), [func.value, *node.args], node.keywords),
                 node,
             )
+        return node
+
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.expr:
+        # `f"{xs}"` writes the text of `xs`, as `str(xs)` does.
+        self.generic_visit(node)
+        node.value = ast.copy_location(
+            ast.Call(ast.Name("_g_text", ast.Load()), [node.value], []), node.value
+        )
         return node
 
 
@@ -662,21 +677,169 @@ def _g_lshift(a: Any, b: Any) -> Any:
 
 def _g_mod(a: Any, b: Any) -> Any:
     if isinstance(a, (str, bytes)):
-        _check_printf(a if isinstance(a, str) else a.decode("latin-1"))
+        _check_format(a, b)
     return a % b
 
 
+@dataclass(frozen=True, slots=True)
+class _Conversion:
+    """One `%...x` of a printf-style template."""
+
+    key: str | None
+    """The mapping key of `%(key)s`; None for a positional conversion."""
+    width: int
+    precision: int
+    """What a precision adds (digits of `%.50f`); 0 for none, or for `%.3s`, which cuts."""
+
+
+_FLAGS = frozenset("#0- +")
+_LENGTH_MODIFIERS = frozenset("hlL")
+_CUTTING = frozenset("sra")
+"""Conversions whose precision shortens the text instead of adding digits."""
+
+
+def _conversions(template: str) -> list[_Conversion]:
+    """The conversions of a %-format template, read as CPython reads them: a mapping key
+    may hold nested parentheses (`%(a(b))s`), then flags, width, precision and a length
+    modifier. Raises `ExpressionLimitError` for `*` and for a width or precision above
+    `MAX_FORMAT_WIDTH`; what Python itself refuses (an unfinished key) is left to it."""
+    found: list[_Conversion] = []
+    end = len(template)
+    at = template.find("%")
+    while 0 <= at < end - 1:
+        at += 1
+        if template[at] == "%":  # `%%` is a literal `%`
+            at = template.find("%", at + 1)
+            continue
+        key = None
+        if template[at] == "(":
+            depth, start = 1, at + 1
+            at += 1
+            while at < end and depth:
+                depth += {"(": 1, ")": -1}.get(template[at], 0)
+                at += 1
+            if depth:
+                break  # Python says "incomplete format key"
+            key = template[start : at - 1]
+        while at < end and template[at] in _FLAGS:
+            at += 1
+        width, at = _format_number(template, at)
+        precision = 0
+        if at < end and template[at] == ".":
+            precision, at = _format_number(template, at + 1)
+        while at < end and template[at] in _LENGTH_MODIFIERS:
+            at += 1
+        if at >= end:
+            break  # Python says "incomplete format"
+        if template[at] in _CUTTING:
+            precision = 0
+        found.append(_Conversion(key, width, precision))
+        at = template.find("%", at + 1)
+    return found
+
+
+def _format_number(template: str, at: int) -> tuple[int, int]:
+    """The width or precision at `at` (0 if none) and where it ends."""
+    if at < len(template) and template[at] == "*":
+        raise ExpressionLimitError("'*' widths are not allowed in % formatting")
+    start = at
+    while at < len(template) and template[at].isdigit():
+        at += 1
+    digits = template[start:at]
+    if len(digits) > 5 or (digits and int(digits) > MAX_FORMAT_WIDTH):
+        raise ExpressionLimitError(f"% format widths above {MAX_FORMAT_WIDTH} are not allowed")
+    return (int(digits) if digits else 0), at
+
+
 @lru_cache(maxsize=1024)
-def _check_printf(template: str) -> None:
-    for match in _PRINTF.finditer(template):
-        width, precision = match.group(1), match.group(2)
-        if width == "*" or precision == "*":
-            raise ExpressionLimitError("'*' widths are not allowed in % formatting")
-        for number in (width, precision):
-            if number and int(number) > MAX_FORMAT_WIDTH:
-                raise ExpressionLimitError(
-                    f"% format widths above {MAX_FORMAT_WIDTH} are not allowed"
-                )
+def _cached_conversions(template: str) -> list[_Conversion]:
+    return _conversions(template)
+
+
+def _check_format(template: str | bytes, values: Any) -> None:
+    """Refuse `template % values` if its text would exceed `MAX_SEQUENCE` characters: the
+    template, every width and added precision, and the text of every value a conversion
+    inserts (a mapping key used many times inserts its value as often)."""
+    text = template if isinstance(template, str) else template.decode("latin-1")
+    conversions = _cached_conversions(text) if len(text) <= 1_000 else _conversions(text)
+    size = len(text)
+    positional = iter(values if isinstance(values, tuple) else (values,))
+    for conversion in conversions:
+        if conversion.key is None:
+            value = next(positional, None)
+        elif isinstance(values, Mapping):
+            value = values.get(conversion.key)
+        else:
+            value = None  # Python says "format requires a mapping"
+        # At most the value's text, its precision's digits and the padding to its width.
+        size += conversion.width + conversion.precision + _text_size(value)
+        if size > MAX_SEQUENCE:
+            raise ExpressionLimitError(
+                f"% formatting would make more than {MAX_SEQUENCE} characters"
+            )
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SEQUENCES_OF_ITEMS = (list, tuple, set, frozenset, KeysView, ValuesView)
+
+
+def _text_size(value: Any, limit: int = MAX_SEQUENCE) -> int:
+    """An upper bound of `len(str(value))`, counted without building the text: a list that
+    holds one long string a million times is a small object with an enormous text.
+    Raises `ExpressionLimitError` once the bound passes `limit`."""
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            total += len(item) + 2  # quotes, inside a container
+        elif kind is int:
+            total += item.bit_length() * 31 // 100 + 2  # log10(2) < 0.31
+        elif kind is bytes:
+            total += 4 * len(item) + 3  # \xNN escapes
+        elif isinstance(item, _SEQUENCES_OF_ITEMS):
+            total += 2 + 2 * len(item)
+            stack.extend(item)
+        elif isinstance(item, dict | ItemsView):
+            pairs = item.items() if isinstance(item, dict) else item
+            total += 2 + 4 * len(pairs)
+            for pair in pairs:
+                stack.extend(pair)
+        else:  # floats, None, bools, and lazy objects (range, zip) whose text is short
+            total += 32
+        if total > limit:
+            raise ExpressionLimitError(
+                f"the text of this value would be more than {MAX_SEQUENCE} characters"
+            )
+    return total
+
+
+def _g_str(*args: Any, **kwargs: Any) -> str:
+    if len(args) == 1 and not kwargs and type(args[0]) not in _SCALARS:
+        _text_size(args[0])
+    return str(*args, **kwargs)
+
+
+def _g_text(value: Any) -> Any:
+    """An f-string field's value, once its text is known to be within the limit."""
+    if type(value) not in _SCALARS:
+        _text_size(value)
+    return value
+
+
+def _g_join(separator: Any, *args: Any, **kwargs: Any) -> Any:
+    if not isinstance(separator, (str, bytes)) or len(args) != 1 or kwargs:
+        return separator.join(*args, **kwargs)
+    # A generator cannot be measured before it is consumed: its items, then.
+    items = args[0] if isinstance(args[0], (list, tuple)) else list(args[0])
+    size = len(separator) * max(len(items) - 1, 0)
+    for item in items:
+        if isinstance(item, (str, bytes)):  # anything else: `join` says why not
+            size += len(item)
+        if size > MAX_SEQUENCE:
+            raise ExpressionLimitError(f"join would make more than {MAX_SEQUENCE} characters")
+    return separator.join(items)
 
 
 def _g_range(*args: Any) -> range:
@@ -691,15 +854,16 @@ def _g_range(*args: Any) -> range:
 
 
 def _g_replace(target: Any, *args: Any, **kwargs: Any) -> Any:
-    if isinstance(target, (str, bytes)) and len(args) >= 2 and not kwargs:
-        old: Any = args[0]
-        new: Any = args[1]
+    if isinstance(target, (str, bytes)):
+        named = ("old", "new", "count")
+        given = dict(zip(named, args, strict=False)) | {k: kwargs[k] for k in named if k in kwargs}
+        old, new, count = given.get("old"), given.get("new"), given.get("count", -1)
         if isinstance(old, type(target)) and isinstance(new, type(target)):
             text: Any = target
-            count: int = text.count(old) if old else len(text) + 1
-            if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
-                count = min(count, args[2])
-            size = len(target) + count * (len(new) - len(old))
+            found: int = text.count(old) if old else len(text) + 1
+            if isinstance(count, int) and count >= 0:
+                found = min(found, count)
+            size = len(target) + found * (len(new) - len(old))
             if size > MAX_SEQUENCE:
                 raise ExpressionLimitError(
                     f"replace would make {size} characters; the limit is {MAX_SEQUENCE}"
@@ -715,6 +879,9 @@ GUARDS: Mapping[str, Any] = {
     "_g_mod": _g_mod,
     "_g_range": _g_range,
     "_g_replace": _g_replace,
+    "_g_join": _g_join,
+    "_g_str": _g_str,
+    "_g_text": _g_text,
 }
 """The helpers guarded trees call, by the names they call them."""
 

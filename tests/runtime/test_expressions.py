@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import types
 
 import pytest
@@ -13,6 +14,7 @@ from runtime.expressions import (
     ALLOWED_FUNCTIONS,
     ALLOWED_METHODS,
     GUARDS,
+    MAX_FORMAT_WIDTH,
     MAX_SEQUENCE,
     ExpressionError,
     ExpressionLimitError,
@@ -139,6 +141,90 @@ def test_guards_stop_bombs_at_run_time(text: str, value: object):
     expression = compile_expression(text, ("x",))
     with pytest.raises(ExpressionLimitError):
         expression(value)
+
+
+BIG = "b" * 4_000_000
+"""Three of these make more than the 10**7 characters an operation may produce; one does
+not. Kept small, so a test that fails does not build gigabytes."""
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # A mapping key with parentheses hid the width from the old %-format check.
+        ("x % {'a(b)': 'x'}", "%(a(b))99999s"),
+        ("x % {'a(b(c))': 1}", "%(a(b(c)))-.99999d"),
+        ("x % ('a',)", "%.*s"),
+        # What each conversion inserts counts, a reused mapping key as often as it is used.
+        ("x * 3 % {'k': y}", "%(k)s"),
+        ("'%s%s%s' % (y, y, y)", "-"),
+        ("'%s' % ([y] * 3,)", "-"),
+        # join, str() and f-string fields of many references to one long string.
+        ("'a'.join([y] * 3)", "-"),
+        ("''.join(y for _z in range(3))", "-"),
+        ("str([y] * 3)", "-"),
+        ("str({1: y, 2: [y, y]})", "-"),
+        ("f'{[y] * 3}'", "-"),
+        ("f'{[y, y, y]!r}'", "-"),
+        ("sorted([[y] * 3], key=str)", "-"),
+        ("y.replace('', 'ab')", "-"),
+    ],
+)
+def test_every_operation_that_multiplies_size_is_guarded(text: str, value: str):
+    expression = compile_expression(text.replace("_z", "z"), ("x", "y"))
+    with pytest.raises(ExpressionLimitError):
+        expression(value, BIG)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("'%s-%05d|%-6.2f|%+x|%o|%c|%r|%a|%%' % (x, 3, 2.5, 255, 8, 65, 'q', 'é')", {"x": "a"}),
+        ("'%(k)s %(k)r %(n)03d' % {'k': x, 'n': 7}", {"x": "v"}),
+        ("'%(a(b))s|%(a(b))5s' % {'a(b)': x}", {"x": "x"}),
+        ("'%.3s|%.0s|%10.4s' % (x, x, x)", {"x": "abcdef"}),
+        ("'%s' % (x,)", {"x": [1, (2, "b"), {"k": None}]}),
+        ("b'%5s|%x' % (b'a', 255)", {}),
+        ("'%s %s' % x", {"x": ("a", "b")}),
+        ("'-'.join(x)", {"x": ("a", "b")}),
+        ("'-'.join(w for w in x)", {"x": ["a", "b"]}),
+        ("','.join(x)", {"x": {"k": 1, "j": 2}}),
+        ("b'.'.join([b'a', b'b'])", {}),
+        ("str(x) + str(1.5) + str(None) + str(b'z', 'ascii')", {"x": [1, "a"]}),
+        ("f'{x}|{x!r}|{x:>8}|{len(x):04d}'", {"x": "ab"}),
+        ("f'{x}'", {"x": {1: [2, 3]}}),
+        ("x.replace('a', 'b', 1)", {"x": "aaa"}),
+        ("y.join(['', ''])", {"y": "b" * 1000}),
+    ],
+)
+def test_guarded_operations_mean_what_python_means(text: str, values: dict[str, object]):
+    plain = eval(text, {"__builtins__": {"str": str, "len": len}}, dict(values))
+    assert evaluate(text, **values) == plain
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    template=st.text(alphabet="%()sdrx.0123-+ #*abk", max_size=12),
+    values=st.one_of(
+        st.tuples(), st.tuples(st.integers(-99, 99)), st.tuples(st.text(max_size=3), st.just(5)),
+        st.fixed_dictionaries({"k": st.text(max_size=3), "a(b)": st.integers(0, 9)}),
+    ),
+)  # fmt: skip
+def test_a_guarded_format_means_what_python_means_or_is_refused(template: str, values: object):
+    try:
+        expected: object = template % values
+    except Exception as error:  # Python's own refusal: the guard must refuse too
+        expected = type(error)
+    try:
+        got: object = evaluate("x % y", x=template, y=values)
+    except ExpressionLimitError:
+        # Refused only for `*`, a width beyond the limit, or what Python refuses anyway.
+        wide = any(int(number) > MAX_FORMAT_WIDTH for number in re.findall(r"\d+", template))
+        assert "*" in template or wide or not isinstance(expected, str)
+        return
+    except Exception as error:
+        got = type(error)
+    assert got == expected
 
 
 def test_errors_carry_the_column_in_characters():
