@@ -23,7 +23,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help install build run test lint fmt bench clean
+.PHONY: help install build run test lint fmt bench clean wire
 
 help:
 	@echo "StreamGraph Studio"
@@ -36,6 +36,7 @@ help:
 	@echo "  make bench   compiler, runnability, co-editing, Spark and canvas benchmarks (figures)"
 	@echo "  make lint    ruff check and format check"
 	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
+	@echo "  make wire    regenerate the browser's wire types from the server's models"
 	@echo "  make clean   remove .venv, node_modules, var and frontend/dist"
 	@echo ""
 	@echo "Variables: PORT=$(PORT) TEST_POSTGRES_URL=$(TEST_POSTGRES_URL)"
@@ -88,9 +89,16 @@ test: lint $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM)
 	$(TEST_SETTINGS) $(PY) manage.py check
 	$(TEST_SETTINGS) $(PY) manage.py makemigrations --check --dry-run
 	$(TEST_SETTINGS) $(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
+	$(TEST_SETTINGS) $(PY) manage.py wire_schema --check
+	npm run wire:check
 	$(BIN)/pytest
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend
 	npm run test:e2e
+
+# The browser's types of what the server sends (frontend/src/api/generated/), from its models.
+wire: $(INSTALLED) $(NODE_STAMP)
+	$(TEST_SETTINGS) $(PY) manage.py wire_schema
+	npm run wire
 
 fmt: $(INSTALLED) $(NODE_STAMP)
 	$(BIN)/ruff format .

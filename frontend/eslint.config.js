@@ -34,4 +34,9 @@ export default defineConfig(
     files: ["**/*.js", "*.config.ts"],
     extends: [tseslint.configs.disableTypeChecked],
   },
+  {
+    // Build scripts run in Node.
+    files: ["scripts/**/*.js"],
+    languageOptions: { globals: { console: "readonly", process: "readonly" } },
+  },
 );

@@ -21,6 +21,7 @@ from channels.db import database_sync_to_async
 
 from accounts.sockets import CLOSE_NOT_FOUND, MemberSocket
 from config.errors import ApplicationError
+from config.messages import ErrorBody
 from config.socket_input import read_inbound
 from pipelines import presence
 from pipelines.access import PipelineAccess, pipeline_access
@@ -30,7 +31,6 @@ from pipelines.events import (
     AccessChanged,
     EditRejected,
     EditRequest,
-    ErrorBody,
     ErrorMessage,
     Outbound,
     PresenceChanged,

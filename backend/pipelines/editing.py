@@ -33,8 +33,9 @@ from compiler.edits import Edit, EditRejected, apply_edit, find_conflict
 from compiler.liveplan import live_plan, plan_delta
 from compiler.pipeline import compile_document
 from config.errors import DocumentTooLarge
+from config.messages import ErrorBody, UserRef
 from pipelines.documents import document_bytes, document_check_size, with_run_diagnostics
-from pipelines.events import EditApplied, ErrorBody, UserRef, publish_after_commit
+from pipelines.events import EditApplied, publish_after_commit
 from pipelines.models import Pipeline, PipelineEdit
 
 V = TypeVar("V")

@@ -1,8 +1,9 @@
 """Every message of the co-editing websocket protocol, and the one publisher.
 
 Inbound messages (client -> server) and outbound ones (server -> client) are
-typed models that reject unknown fields; `docs/COEDITING.md` documents them and
-`frontend/src/api/` mirrors them. Only `publish_to_pipeline` (for writes,
+typed models that reject unknown fields; `docs/COEDITING.md` documents them. They are
+the one source of these shapes: the browser's types (`frontend/src/api/generated/`)
+are generated from their JSON Schema by `make wire`. Only `publish_to_pipeline` (for writes,
 `publish_after_commit`) sends to a pipeline's group: it serialises a message once and
 every consumer forwards the same text, so a broadcast costs one encoding, not one per
 client.
@@ -15,15 +16,10 @@ from typing import Annotated, Any, Literal
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
 
-from config.errors import ApplicationError, error_payload
+from config.messages import ErrorBody, UserRef, WireMessage, ts_type
 from config.namespacing import redis_namespace
-
-
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
 
 # Inbound ------------------------------------------------------------------------------
 
@@ -35,7 +31,7 @@ SELECTION_LIMIT = 1_000
 larger selection is shown to others by its first ones (the editor sends at most these)."""
 
 
-class Selection(_Message):
+class Selection(WireMessage):
     nodes: list[NodeIdNumber] = Field(default_factory=list, max_length=SELECTION_LIMIT)
     edges: list[tuple[NodeIdNumber, NodeIdNumber, NodeIdNumber, NodeIdNumber]] = Field(
         default_factory=list, max_length=SELECTION_LIMIT
@@ -43,28 +39,28 @@ class Selection(_Message):
     """Edge keys: [source, target, typeNumber, k]."""
 
 
-class Cursor(_Message):
+class Cursor(WireMessage):
     x: float = Field(allow_inf_nan=False)
     y: float = Field(allow_inf_nan=False)
 
 
-class EditRequest(_Message):
+class EditRequest(WireMessage):
     type: Literal["edit"]
     opId: str = Field(min_length=1, max_length=100)
     """Chosen by the client; echoed in `edit_applied` / `edit_rejected`."""
     baseRevision: int = Field(ge=0, le=2**63 - 1)
     """The document revision the client saw when it made the edit."""
-    edit: dict[str, Any]
+    edit: Annotated[dict[str, Any], ts_type("Edit")]
     """A `compiler.edits.Edit` in its JSON form."""
 
 
-class PresenceRequest(_Message):
+class PresenceRequest(WireMessage):
     type: Literal["presence"]
     selection: Selection = Field(default_factory=Selection)
     cursor: Cursor | None = None
 
 
-class ResyncRequest(_Message):
+class ResyncRequest(WireMessage):
     type: Literal["resync"]
 
 
@@ -75,12 +71,7 @@ INBOUND = TypeAdapter(Inbound)
 # Outbound -----------------------------------------------------------------------------
 
 
-class UserRef(_Message):
-    id: int
-    username: str
-
-
-class PresenceEntry(_Message):
+class PresenceEntry(WireMessage):
     clientId: str
     user: UserRef
     role: str
@@ -88,48 +79,35 @@ class PresenceEntry(_Message):
     cursor: Cursor | None = None
 
 
-class ErrorBody(_Message):
-    """The project's one error shape (see `config.errors`)."""
-
-    code: str
-    message: str
-    diagnostics: list[dict[str, Any]] = Field(default_factory=list)
-    fields: dict[str, Any] = Field(default_factory=dict)
-
-    @classmethod
-    def of(cls, error: ApplicationError) -> ErrorBody:
-        return cls.model_validate(error_payload(error)["error"])
-
-
-class Snapshot(_Message):
+class Snapshot(WireMessage):
     type: Literal["snapshot"] = "snapshot"
     pipeline: int
     revision: int
-    document: dict[str, Any]
-    plan: dict[str, Any]
+    document: Annotated[dict[str, Any], ts_type("StreamGraphDocument")]
+    plan: Annotated[dict[str, Any], ts_type("LivePlan")]
     """`liveplan/v1` of `document`; after the compiler's diagnostics come those that would
     stop a run, marked `"stage": "run"` (`pipelines.editing.document_live_plan`)."""
     presence: list[PresenceEntry]
     you: PresenceEntry
 
 
-class EditApplied(_Message):
+class EditApplied(WireMessage):
     type: Literal["edit_applied"] = "edit_applied"
     revision: int
     """The revision this edit produced; the previous one is `revision - 1`."""
     clientId: str
     user: UserRef
     opId: str
-    edit: dict[str, Any]
+    edit: Annotated[dict[str, Any], ts_type("Edit")]
     """The edit as applied (e.g. with the id assigned to a new node)."""
     rebased: bool
     """True when it was made against an older revision and applied over newer edits."""
-    planDelta: dict[str, Any]
+    planDelta: Annotated[dict[str, Any], ts_type("PlanDelta")]
     """`compiler.liveplan.plan_delta` from the plan of `revision - 1` to this revision's.
     A client whose plan is not at `revision - 1` sends `resync`."""
 
 
-class EditRejected(_Message):
+class EditRejected(WireMessage):
     type: Literal["edit_rejected"] = "edit_rejected"
     opId: str
     reason: Literal["conflict", "invalid", "forbidden"]
@@ -138,16 +116,16 @@ class EditRejected(_Message):
     error: ErrorBody
 
 
-class DocumentReplaced(_Message):
+class DocumentReplaced(WireMessage):
     """The working copy was replaced outside co-editing (REST update): start from this."""
 
     type: Literal["document_replaced"] = "document_replaced"
     revision: int
-    document: dict[str, Any]
-    plan: dict[str, Any]
+    document: Annotated[dict[str, Any], ts_type("StreamGraphDocument")]
+    plan: Annotated[dict[str, Any], ts_type("LivePlan")]
 
 
-class VersionSaved(_Message):
+class VersionSaved(WireMessage):
     """Someone saved the working copy as a version: clients refresh their history."""
 
     type: Literal["version_saved"] = "version_saved"
@@ -158,7 +136,7 @@ class VersionSaved(_Message):
     user: UserRef
 
 
-class RunStarted(_Message):
+class RunStarted(WireMessage):
     """Someone queued a run of a version: clients refresh their run lists."""
 
     type: Literal["run_started"] = "run_started"
@@ -167,7 +145,7 @@ class RunStarted(_Message):
     user: UserRef
 
 
-class AccessChanged(_Message):
+class AccessChanged(WireMessage):
     """This connection's role changed while it was open (an owner changed it): `you` with
     the new role; with `canEdit` false the client turns read-only."""
 
@@ -176,17 +154,17 @@ class AccessChanged(_Message):
     canEdit: bool
 
 
-class PresenceChanged(_Message):
+class PresenceChanged(WireMessage):
     type: Literal["presence"] = "presence"
     client: PresenceEntry
 
 
-class PresenceLeft(_Message):
+class PresenceLeft(WireMessage):
     type: Literal["presence_left"] = "presence_left"
     clientId: str
 
 
-class ErrorMessage(_Message):
+class ErrorMessage(WireMessage):
     type: Literal["error"] = "error"
     error: ErrorBody
 

@@ -17,9 +17,10 @@ from django.db.models import Max
 from accounts.models import Role, Workspace
 from accounts.permissions import authenticated_user, require_role
 from config.errors import Conflict
+from config.messages import UserRef
 from pipelines.documents import document_empty, document_from_import, document_validate
 from pipelines.editing import pipeline_live_plan
-from pipelines.events import DocumentReplaced, UserRef, VersionSaved, publish_after_commit
+from pipelines.events import DocumentReplaced, VersionSaved, publish_after_commit
 from pipelines.models import Pipeline, PipelineVersion
 
 Actor = AbstractBaseUser | AnonymousUser

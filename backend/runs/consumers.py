@@ -23,14 +23,14 @@ from django.conf import settings
 
 from accounts.sockets import CLOSE_NOT_FOUND, MemberSocket
 from config.errors import ApplicationError
+from config.messages import ErrorBody
 from config.socket_input import read_inbound
 from runs.events import (
     INBOUND,
-    ErrorBody,
-    ErrorMessage,
     Outbound,
     RunDetail,
-    Snapshot,
+    RunErrorMessage,
+    RunSnapshot,
     encode,
     run_group,
     run_update,
@@ -77,7 +77,7 @@ class RunConsumer(MemberSocket[RunAccess]):
         try:
             read_inbound(text_data if text_data is not None else bytes_data, INBOUND)
         except ApplicationError as error:
-            await self.send_message(ErrorMessage(error=ErrorBody.of(error)))
+            await self.send_message(RunErrorMessage(error=ErrorBody.of(error)))
             return
         # The only request: resync, a read of what the user may still read.
         if await self.recheck_access():
@@ -90,7 +90,7 @@ class RunConsumer(MemberSocket[RunAccess]):
                 await self.close_with(CLOSE_NOT_FOUND)
                 return False
             self.seq = detail["seq"]
-            await self.send_message(Snapshot(seq=self.seq, run=RunDetail(**detail)))
+            await self.send_message(RunSnapshot(seq=self.seq, run=RunDetail(**detail)))
         return True
 
     async def run_message(self, event: dict[str, Any]) -> None:

@@ -3,9 +3,10 @@
 A client gets a `snapshot` (the run as `GET /api/runs/<id>/` shows it, with the
 sequence number `seq` it reflects), then one `run_update` per journal entry after it,
 in order, each with the next `seq`: nothing lost, nothing twice. Messages are typed
-models that reject unknown fields; `docs/RUNTIME.md` documents them and the frontend
-mirrors them. Only `publish_to_run` (and `RunPublisher`, the same for a worker thread)
-sends to a run's group: a message is encoded once and every consumer forwards the text.
+models that reject unknown fields; `docs/RUNTIME.md` documents them and `make wire`
+generates the browser's types from them. Only `publish_to_run` (and `RunPublisher`, the
+same for a worker thread) sends to a run's group: a message is encoded once and every
+consumer forwards the text.
 """
 
 from __future__ import annotations
@@ -15,64 +16,46 @@ from typing import Annotated, Any, Literal
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    TypeAdapter,
-    model_serializer,
-)
+from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
-from pipelines.events import ErrorBody
-
-
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-State = Literal[
-    "CREATED",
-    "SCHEDULED",
-    "DEPLOYING",
-    "INITIALIZING",
-    "RUNNING",
-    "FINISHED",
-    "CANCELING",
-    "CANCELED",
-    "FAILED",
-]
-"""Flink's ExecutionState names."""
-Status = Literal["QUEUED", "CREATED", "RUNNING", "CANCELING", "FINISHED", "FAILED", "CANCELED"]
-"""A run's status (`runs.models.RunStatus`)."""
-
+from config.messages import ErrorBody, UserRef, WireMessage, ts_type
+from runs.models import RunStatus
+from runtime.events import ExecutionState
 
 # Inbound ------------------------------------------------------------------------------
 
 
-class ResyncRequest(_Message):
+class RunResyncRequest(WireMessage):
     """Ask for a fresh snapshot."""
 
     type: Literal["resync"]
 
 
-Inbound = Annotated[ResyncRequest, Field(discriminator="type")]
+Inbound = Annotated[RunResyncRequest, Field(discriminator="type")]
 INBOUND = TypeAdapter(Inbound)
 
 
 # Outbound -----------------------------------------------------------------------------
 
 
-class Attempt(_Message):
+IsoTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+"""A time as ISO 8601 text (`runs.journal.iso`)."""
+
+
+class Attempt(WireMessage):
     """One attempt of one subtask. Times are seconds since the epoch."""
 
     attempt: int
-    state: State
+    """0-based; a Spark task retry is a new attempt."""
+    state: ExecutionState
     recordsIn: int
     recordsOut: int
     startTime: float | None
+    """Null until known."""
     endTime: float | None
+    """Null until known."""
     error: str | None
+    """Why the attempt failed."""
     failedNode: int | None = None
     """The StreamNode id of the operator `error` is about (`runtime.events.node_named_in`);
     absent from runs stored before it was recorded."""
@@ -82,93 +65,115 @@ class Subtask(Attempt):
     """A subtask (ExecutionVertex): its current attempt's figures, and every attempt."""
 
     vertex: str
+    """The JobVertexID."""
     subtask: int
+    """0-based subtask index."""
     name: str
+    """Flink's `Name (i/p)`."""
     keyGroups: tuple[int, int]
+    """Inclusive key-group range [start, end]."""
     attempts: list[Attempt]
+    """Every attempt, oldest first."""
 
 
-class Vertex(_Message):
+class Vertex(WireMessage):
     """A JobVertex: its subtasks' aggregate status (Flink's rules), counts and records."""
 
     id: str
+    """The JobVertexID."""
     name: str
     parallelism: int
     maxParallelism: int
-    status: State
-    statusCounts: dict[State, int]
+    status: ExecutionState
+    """Flink's aggregate vertex status."""
+    statusCounts: Annotated[
+        dict[ExecutionState, int], ts_type("Readonly<Record<ExecutionState, number>>")
+    ]
+    """Subtasks per state, every state named."""
     recordsIn: int
     recordsOut: int
     startTime: float | None
     endTime: float | None
 
 
-class SinkOutput(_Message):
+class SinkOutput(WireMessage):
+    """What one subtask of a sink received."""
+
     node: int
+    """The sink's node id."""
     vertex: str
     subtask: int
     records: int
     preview: list[str]
+    """The first records, as text."""
     truncated: bool
+    """More records were written than previewed."""
     files: list[str]
+    """Files written, relative to the workspace's data folder."""
 
 
-class UserRef(_Message):
-    id: int
-    username: str
+class RunFields(WireMessage):
+    """The run's own fields that change while it runs; an update carries the changed ones:
+    a field left out is unchanged, a field given as null was cleared (`encode` sends only
+    the fields given)."""
 
+    model_config = ConfigDict(json_schema_serialization_defaults_required=False)
 
-class RunFields(_Message):
-    """The run's own fields that change while it runs; an update carries the changed ones."""
-
-    status: Status | None = None
+    status: RunStatus | None = None
     error: str | None = None
-    startedAt: str | None = None
-    finishedAt: str | None = None
+    startedAt: IsoTime | None = None
+    finishedAt: IsoTime | None = None
     worker: str | None = None
     sinks: list[SinkOutput] | None = None
-    details: dict[str, Any] | None = None
-
-    @model_serializer(mode="wrap")
-    def _only_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # A field left out is unchanged; a field given as null was cleared.
-        data: dict[str, Any] = handler(self)
-        return {name: value for name, value in data.items() if name in self.model_fields_set}
+    details: Annotated[dict[str, Any], ts_type("JsonObject")] | None = None
 
 
-class RunDetail(_Message):
-    """A run as `GET /api/runs/<id>/` shows it."""
+class RunSummary(WireMessage):
+    """A run as lists show it (`runs.selectors.run_summary`). Times are ISO 8601."""
 
     id: int
     pipeline: int
     version: int
     """The version number."""
-    status: Status
+    status: RunStatus
     cluster: str
     """The cluster profile it runs on, by name (`runtime.clusters`)."""
-    parameters: dict[str, Any]
+    parameters: Annotated[dict[str, Any], ts_type("JsonObject")]
     startedBy: UserRef | None
-    createdAt: str
-    startedAt: str | None
-    finishedAt: str | None
-    heartbeatAt: str | None
+    createdAt: IsoTime
+    startedAt: IsoTime | None
+    finishedAt: IsoTime | None
+    heartbeatAt: IsoTime | None
     worker: str | None
+    """The worker process that drives it."""
     error: str | None
+
+
+class RunSummaries(RootModel[list[RunSummary]]):
+    """`GET /api/pipelines/<id>/runs/`: newest first."""
+
+
+class RunDetail(RunSummary):
+    """A run as `GET /api/runs/<id>/` shows it, and the websocket's snapshot carries it."""
+
     sinks: list[SinkOutput]
-    details: dict[str, Any]
+    details: Annotated[dict[str, Any], ts_type("JsonObject")]
+    """Facts from the executor (`applicationId`, `executor`, ...)."""
     seq: int
     """The last journal entry this state includes."""
     vertices: list[Vertex]
+    """In plan order."""
     subtasks: list[Subtask]
+    """In plan order: per vertex, subtask 0 first."""
 
 
-class Snapshot(_Message):
+class RunSnapshot(WireMessage):
     type: Literal["snapshot"] = "snapshot"
     seq: int
     run: RunDetail
 
 
-class RunUpdate(_Message):
+class RunUpdate(WireMessage):
     """One journal entry: apply it to the state of `seq - 1`.
 
     `run` holds only the run's fields that changed (a field absent is unchanged);
@@ -182,12 +187,12 @@ class RunUpdate(_Message):
     subtasks: list[Subtask]
 
 
-class ErrorMessage(_Message):
+class RunErrorMessage(WireMessage):
     type: Literal["error"] = "error"
     error: ErrorBody
 
 
-Outbound = Snapshot | RunUpdate | ErrorMessage
+Outbound = RunSnapshot | RunUpdate | RunErrorMessage
 
 
 def run_update(seq: int, changes: dict[str, Any]) -> RunUpdate:
@@ -211,6 +216,9 @@ GROUP_EVENT = "run.message"
 
 
 def encode(message: Outbound) -> str:
+    if isinstance(message, RunUpdate):
+        unchanged = set(RunFields.model_fields) - message.run.model_fields_set
+        return message.model_dump_json(exclude={"run": unchanged})
     return message.model_dump_json()
 
 

@@ -27,7 +27,8 @@ from accounts.permissions import authenticated_user, require_role
 from compiler.diagnostics import Diagnostic, Location, Severity
 from compiler.pipeline import compile_document
 from config.errors import ApplicationError, Conflict, InvalidRequest
-from pipelines.events import RunStarted, UserRef, publish_after_commit
+from config.messages import UserRef
+from pipelines.events import RunStarted, publish_after_commit
 from pipelines.models import Pipeline, PipelineVersion
 from runs import control
 from runs.clusters import cluster_get

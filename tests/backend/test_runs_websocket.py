@@ -14,7 +14,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import connections, transaction
 
-from runs.events import RunPublisher, Snapshot, publish_to_run_async, run_update
+from runs.events import RunPublisher, RunSnapshot, publish_to_run_async, run_update
 from runs.journal import append, run_fields, run_monitor
 from runs.models import Run, RunStatus
 from runs.selectors import run_detail
@@ -87,7 +87,7 @@ def test_a_viewer_gets_the_snapshot_then_each_change(team: Team, active: Run) ->
     async def scenario() -> None:
         client, snapshot = await watch(active.pk, team.viewer)
         expected = await database_sync_to_async(run_detail)(run_id=active.pk)
-        assert snapshot == Snapshot(seq=0, run=expected).model_dump(mode="json")
+        assert snapshot == RunSnapshot(seq=0, run=expected).model_dump(mode="json")
         assert snapshot["seq"] == 0 and snapshot["run"]["status"] == "RUNNING"
 
         await database_sync_to_async(record)(

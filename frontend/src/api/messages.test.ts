@@ -1,3 +1,5 @@
+import type { EdgeKey } from "../graph/edits";
+import wireSchema from "./generated/wire.schema.json";
 import { describe, expect, it } from "vitest";
 
 import {
@@ -5,6 +7,7 @@ import {
   encodeClientMessage,
   parseServerMessage,
   presenceRequest,
+  OP_ID_MAX_LENGTH,
   SELECTION_MAX_ITEMS,
   resyncRequest,
   type ServerMessage,
@@ -186,11 +189,18 @@ describe("client messages", () => {
 
   it("name at most the server's limit of selected nodes and edges in presence", () => {
     const nodes = Array.from({ length: 5_000 }, (_, i) => i + 1);
-    const edges = nodes.map((n) => [n, n + 1, 0, 0]);
+    const edges = nodes.map((n): EdgeKey => [n, n + 1, 0, 0]);
     const sent = presenceRequest({ nodes, edges }, null);
     expect(sent.selection.nodes).toHaveLength(SELECTION_MAX_ITEMS);
     expect(sent.selection.edges).toHaveLength(SELECTION_MAX_ITEMS);
     expect(sent.selection.nodes[0]).toBe(1);
     expect(SELECTION_MAX_ITEMS).toBe(1_000);
+  });
+
+  it("keep the limits the server's models put on what a client sends", () => {
+    const defs = wireSchema.$defs;
+    expect(defs.Selection.properties.nodes.maxItems).toBe(SELECTION_MAX_ITEMS);
+    expect(defs.Selection.properties.edges.maxItems).toBe(SELECTION_MAX_ITEMS);
+    expect(defs.EditRequest.properties.opId.maxLength).toBe(OP_ID_MAX_LENGTH);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The co-editing websocket's messages (docs/COEDITING.md), mirroring the models
- * of `backend/pipelines/events.py` field for field: `ClientMessage` is what the
- * browser sends (`Inbound` there), `ServerMessage` what it receives (`Outbound`).
+ * The co-editing websocket's messages (docs/COEDITING.md). Their types are
+ * generated from the models of `backend/pipelines/events.py` (`./generated/wire`,
+ * `make wire`): `ClientMessage` is what the browser sends, `ServerMessage` what
+ * it receives.
  *
  * `parseServerMessage` checks a received text before anything uses it: a known
  * `type`, every required field with its type, and the documents, plans and edits
@@ -9,7 +10,7 @@
  * same defaults here.
  */
 
-import { parseEdit, EditRejected, type Edit } from "../graph/edits";
+import { parseEdit, EditRejected, type Edit, type EdgeKey } from "../graph/edits";
 import {
   getOwn,
   isFiniteNumber,
@@ -17,13 +18,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from "../graph/json";
-import {
-  InvalidPlan,
-  parseLivePlan,
-  parsePlanDelta,
-  type LivePlan,
-  type PlanDelta,
-} from "../graph/liveplan";
+import { InvalidPlan, parseLivePlan, parsePlanDelta } from "../graph/liveplan";
 import { parseDocument, type StreamGraphDocument } from "../graph/streamgraph";
 import {
   fail,
@@ -36,183 +31,60 @@ import {
   readUser,
   string,
   boolean,
-  type ErrorBody,
-  type UserRef,
 } from "./read";
+import type * as Wire from "./generated/wire";
+import { PIPELINE_SERVER_MESSAGE_TYPES } from "./generated/wire";
 
 export type { ErrorBody, UserRef } from "./read";
 
-// Shared parts ------------------------------------------------------------------------
+// The shapes, generated from `backend/pipelines/events.py` --------------------------------
 
-export interface Selection {
-  readonly nodes: readonly number[];
-  /** Edge keys: `[source, target, typeNumber, k]`. */
-  readonly edges: readonly (readonly number[])[];
-}
+export type Selection = Wire.Selection;
+export type Cursor = Wire.Cursor;
+export type PresenceEntry = Wire.PresenceEntry;
 
-export interface Cursor {
-  readonly x: number;
-  readonly y: number;
-}
-
-export interface PresenceEntry {
-  readonly clientId: string;
-  readonly user: UserRef;
-  readonly role: string;
-  readonly selection: Selection;
-  readonly cursor: Cursor | null;
-}
-
-// Client -> server (`Inbound`) ----------------------------------------------------------
-
-/** The limits the server's models put on what a client sends. */
+/** The limits the server's models put on what a client sends (tests check them against
+ * the generated schema). */
 export const OP_ID_MAX_LENGTH = 100;
 /** Selected nodes, and edges, a presence message names (`pipelines.events.SELECTION_LIMIT`). */
 export const SELECTION_MAX_ITEMS = 1_000;
 
-export interface EditRequest {
-  readonly type: "edit";
-  /** Chosen by the client; echoed in `edit_applied` / `edit_rejected`. */
-  readonly opId: string;
-  /** The document revision the client saw when it made the edit. */
-  readonly baseRevision: number;
-  readonly edit: Edit;
-}
+export type EditRequest = Wire.EditRequest;
+export type PresenceRequest = Wire.PresenceRequest;
+export type ResyncRequest = Wire.ResyncRequest;
+/** What the browser sends (`Inbound` there). */
+export type ClientMessage = Wire.PipelineClientMessage;
 
-export interface PresenceRequest {
-  readonly type: "presence";
-  readonly selection: Selection;
-  readonly cursor: Cursor | null;
-}
+/** Sent on joining and on `resync`. */
+export type SnapshotMessage = Wire.Snapshot;
+/** To every client of the pipeline, the author included. */
+export type EditAppliedMessage = Wire.EditApplied;
+/** Only to the author; nothing changed. */
+export type EditRejectedMessage = Wire.EditRejected;
+export type RejectionReason = EditRejectedMessage["reason"];
+/** Every rejection reason (a record, so one the server gains and this lacks does not compile). */
+const REASONS: Readonly<Record<RejectionReason, true>> = {
+  conflict: true,
+  invalid: true,
+  forbidden: true,
+};
+export const REJECTION_REASONS = Object.keys(REASONS) as readonly RejectionReason[];
+/** The working copy was replaced through the REST API. */
+export type DocumentReplacedMessage = Wire.DocumentReplaced;
+export type VersionSavedMessage = Wire.VersionSaved;
+export type RunStartedMessage = Wire.RunStarted;
+/** This connection's role changed while it was open; without `canEdit` it is read-only. */
+export type AccessChangedMessage = Wire.AccessChanged;
+/** A client joined or changed its selection or cursor. */
+export type PresenceMessage = Wire.PresenceChanged;
+export type PresenceLeftMessage = Wire.PresenceLeft;
+/** The server could not read a message this client sent. */
+export type ErrorMessage = Wire.ErrorMessage;
 
-export interface ResyncRequest {
-  readonly type: "resync";
-}
-
-export type ClientMessage = EditRequest | PresenceRequest | ResyncRequest;
-
-// Server -> client (`Outbound`) ---------------------------------------------------------
-
-/** `Snapshot`: sent on joining and on `resync`. */
-export interface SnapshotMessage {
-  readonly type: "snapshot";
-  readonly pipeline: number;
-  readonly revision: number;
-  readonly document: StreamGraphDocument;
-  /** `liveplan/v1` of `document`. */
-  readonly plan: LivePlan;
-  readonly presence: readonly PresenceEntry[];
-  readonly you: PresenceEntry;
-}
-
-/** `EditApplied`: to every client of the pipeline, the author included. */
-export interface EditAppliedMessage {
-  readonly type: "edit_applied";
-  /** The revision this edit produced; the previous one is `revision - 1`. */
-  readonly revision: number;
-  readonly clientId: string;
-  readonly user: UserRef;
-  readonly opId: string;
-  /** The edit as applied (e.g. with the id assigned to a new node). */
-  readonly edit: Edit;
-  /** True when it was made against an older revision and applied over newer edits. */
-  readonly rebased: boolean;
-  /** From the plan of `revision - 1` to this revision's. */
-  readonly planDelta: PlanDelta;
-}
-
-export const REJECTION_REASONS = ["conflict", "invalid", "forbidden"] as const;
-export type RejectionReason = (typeof REJECTION_REASONS)[number];
-
-/** `EditRejected`: only to the author; nothing changed. */
-export interface EditRejectedMessage {
-  readonly type: "edit_rejected";
-  readonly opId: string;
-  readonly reason: RejectionReason;
-  /** The current revision. */
-  readonly revision: number;
-  readonly error: ErrorBody;
-}
-
-/** `DocumentReplaced`: the working copy was replaced through the REST API. */
-export interface DocumentReplacedMessage {
-  readonly type: "document_replaced";
-  readonly revision: number;
-  readonly document: StreamGraphDocument;
-  readonly plan: LivePlan;
-}
-
-/** `VersionSaved`: someone saved the working copy as a version. */
-export interface VersionSavedMessage {
-  readonly type: "version_saved";
-  readonly number: number;
-  /** The working copy's revision that was saved. */
-  readonly revision: number;
-  readonly message: string;
-  readonly user: UserRef;
-}
-
-/** `RunStarted`: someone queued a run of a version. */
-export interface RunStartedMessage {
-  readonly type: "run_started";
-  readonly run: number;
-  /** The version number. */
-  readonly version: number;
-  readonly user: UserRef;
-}
-
-/** `AccessChanged`: this connection's role changed while it was open (`you` has the new
- * role); without `canEdit` the editor is read-only. */
-export interface AccessChangedMessage {
-  readonly type: "access_changed";
-  readonly you: PresenceEntry;
-  readonly canEdit: boolean;
-}
-
-/** `PresenceChanged`: a client joined or changed its selection or cursor. */
-export interface PresenceMessage {
-  readonly type: "presence";
-  readonly client: PresenceEntry;
-}
-
-/** `PresenceLeft`. */
-export interface PresenceLeftMessage {
-  readonly type: "presence_left";
-  readonly clientId: string;
-}
-
-/** `ErrorMessage`: the server could not read a message this client sent. */
-export interface ErrorMessage {
-  readonly type: "error";
-  readonly error: ErrorBody;
-}
-
-export type ServerMessage =
-  | SnapshotMessage
-  | EditAppliedMessage
-  | EditRejectedMessage
-  | DocumentReplacedMessage
-  | VersionSavedMessage
-  | RunStartedMessage
-  | AccessChangedMessage
-  | PresenceMessage
-  | PresenceLeftMessage
-  | ErrorMessage;
-
+/** What the browser receives (`Outbound` there). */
+export type ServerMessage = Wire.PipelineServerMessage;
 export type ServerMessageType = ServerMessage["type"];
-
-export const SERVER_MESSAGE_TYPES: readonly ServerMessageType[] = [
-  "snapshot",
-  "edit_applied",
-  "edit_rejected",
-  "document_replaced",
-  "version_saved",
-  "run_started",
-  "access_changed",
-  "presence",
-  "presence_left",
-  "error",
-];
+export const SERVER_MESSAGE_TYPES: readonly ServerMessageType[] = PIPELINE_SERVER_MESSAGE_TYPES;
 
 // Building and parsing ------------------------------------------------------------------
 
@@ -244,6 +116,15 @@ export type ParsedMessage =
   | { readonly ok: true; readonly message: ServerMessage }
   | { readonly ok: false; readonly error: string };
 
+function readEdgeKey(value: unknown, path: string): EdgeKey {
+  const [source, target, typeNumber, k, ...rest] = items(value, path, integer);
+  const complete = source !== undefined && target !== undefined && typeNumber !== undefined;
+  if (!complete || k === undefined || rest.length > 0) {
+    return fail(path, "must be [source, target, typeNumber, k]");
+  }
+  return [source, target, typeNumber, k];
+}
+
 function readSelection(value: unknown, path: string): Selection {
   if (value === undefined) {
     return { nodes: [], edges: [] };
@@ -256,14 +137,7 @@ function readSelection(value: unknown, path: string): Selection {
       nodes === undefined
         ? []
         : list(nodes, `${path}.nodes`).map((id, index) => integer(id, `${path}.nodes.${index}`)),
-    edges:
-      edges === undefined
-        ? []
-        : list(edges, `${path}.edges`).map((key, index) =>
-            list(key, `${path}.edges.${index}`).map((part, at) =>
-              integer(part, `${path}.edges.${index}.${at}`),
-            ),
-          ),
+    edges: edges === undefined ? [] : items(edges, `${path}.edges`, readEdgeKey),
   };
 }
 

@@ -7,7 +7,10 @@
  */
 
 import { getOwn, isInteger, isJsonObject, type JsonObject } from "../graph/json";
-import type { Diagnostic } from "../graph/streamgraph";
+import type { ServerDiagnostic } from "../graph/streamgraph";
+import type * as Wire from "./generated/wire";
+
+export type { ServerDiagnostic } from "../graph/streamgraph";
 
 /** A value that is not what the protocol defines, and where. */
 export class InvalidData extends Error {
@@ -64,10 +67,7 @@ export function items<T>(
 }
 
 /** `{"id", "username"}`, as `UserRefSerializer` and the websocket models send a user. */
-export interface UserRef {
-  readonly id: number;
-  readonly username: string;
-}
+export type UserRef = Wire.UserRef;
 
 export function readUser(value: unknown, path: string): UserRef {
   const raw = object(value, path);
@@ -76,9 +76,6 @@ export function readUser(value: unknown, path: string): UserRef {
     username: string(getOwn(raw, "username"), `${path}.username`),
   };
 }
-
-/** A compiler or runnability diagnostic; run problems say `"stage": "run"`. */
-export type ServerDiagnostic = Diagnostic & { readonly stage?: string };
 
 export function readDiagnostic(value: unknown, path: string): ServerDiagnostic {
   const raw = object(value, path);
@@ -103,12 +100,7 @@ export function readDiagnostic(value: unknown, path: string): ServerDiagnostic {
 }
 
 /** The project's one error shape (`config/errors.py`). */
-export interface ErrorBody {
-  readonly code: string;
-  readonly message: string;
-  readonly diagnostics: readonly ServerDiagnostic[];
-  readonly fields: JsonObject;
-}
+export type ErrorBody = Wire.ErrorBody;
 
 export function readErrorBody(value: unknown, path: string): ErrorBody {
   const raw = object(value, path);

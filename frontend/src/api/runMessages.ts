@@ -1,6 +1,7 @@
 /**
- * The run monitor websocket's messages (`ws/runs/<id>/`, docs/RUNTIME.md),
- * mirroring the models of `backend/runs/events.py`.
+ * The run monitor websocket's messages (`ws/runs/<id>/`, docs/RUNTIME.md), typed
+ * by the types generated from the models of `backend/runs/events.py`
+ * (`./generated/wire`, `make wire`).
  *
  * A client gets a `snapshot` (the run as `GET /api/runs/<id>/` shows it, with
  * the journal sequence number `seq` it reflects), then one `run_update` per

@@ -8,140 +8,56 @@
  */
 
 import type { JsonObject } from "../graph/json";
+import type * as Wire from "./generated/wire";
+import { EXECUTION_STATE_VALUES, RUN_STATUS_VALUES } from "./generated/wire";
 import { request } from "./http";
-import type { ServerDiagnostic, UserRef } from "./read";
+import type { ServerDiagnostic } from "./read";
 
 /** Flink's ExecutionState names, in the order the monitor ranks them. */
-export const EXECUTION_STATES = [
-  "CREATED",
-  "SCHEDULED",
-  "DEPLOYING",
-  "INITIALIZING",
-  "RUNNING",
-  "FINISHED",
-  "CANCELING",
-  "CANCELED",
-  "FAILED",
-] as const;
-export type ExecutionState = (typeof EXECUTION_STATES)[number];
+export const EXECUTION_STATES = EXECUTION_STATE_VALUES;
+export type ExecutionState = Wire.ExecutionState;
 
-export const RUN_STATUSES = [
-  "QUEUED",
-  "CREATED",
-  "RUNNING",
-  "CANCELING",
-  "FINISHED",
-  "FAILED",
-  "CANCELED",
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export const RUN_STATUSES = RUN_STATUS_VALUES;
+export type RunStatus = Wire.RunStatus;
 
 /** One attempt of one subtask; a Spark task retry is a new attempt. */
-export interface Attempt {
-  /** 0-based. */
-  readonly attempt: number;
-  readonly state: ExecutionState;
-  readonly recordsIn: number;
-  readonly recordsOut: number;
-  readonly startTime: number | null;
-  readonly endTime: number | null;
-  /** Why the attempt failed. */
-  readonly error: string | null;
-  /** The StreamNode id of the operator `error` is about, if it names one. */
-  readonly failedNode: number | null;
-}
+export type Attempt = Wire.Attempt;
 
-/** A subtask (ExecutionVertex): its current attempt's figures, and every attempt. */
-export interface Subtask extends Attempt {
-  /** The JobVertexID. */
-  readonly vertex: string;
-  /** 0-based. */
-  readonly subtask: number;
-  /** Flink's `Name (i/p)`. */
-  readonly name: string;
-  /** Inclusive key-group range `[start, end]`. */
-  readonly keyGroups: readonly [number, number];
-  /** Oldest first. */
-  readonly attempts: readonly Attempt[];
-}
+/** A subtask (ExecutionVertex): its current attempt's figures, and every attempt
+ * (oldest first); `keyGroups` is the inclusive key-group range `[start, end]`. */
+export type Subtask = Wire.Subtask;
 
 /** A JobVertex: its subtasks' aggregate status (Flink's rules), counts and records. */
-export interface RunVertex {
-  /** The JobVertexID. */
-  readonly id: string;
-  readonly name: string;
-  readonly parallelism: number;
-  readonly maxParallelism: number;
-  readonly status: ExecutionState;
-  readonly statusCounts: Readonly<Record<ExecutionState, number>>;
-  readonly recordsIn: number;
-  readonly recordsOut: number;
-  readonly startTime: number | null;
-  readonly endTime: number | null;
-}
+export type RunVertex = Wire.Vertex;
 
 /** What one subtask of a sink received. */
-export interface SinkOutput {
-  /** The sink's node id. */
-  readonly node: number;
-  readonly vertex: string;
-  readonly subtask: number;
-  readonly records: number;
-  /** The first records, as text. */
-  readonly preview: readonly string[];
-  /** More records were written than previewed. */
-  readonly truncated: boolean;
-  /** Files written, relative to the server's data folder. */
-  readonly files: readonly string[];
-}
+export type SinkOutput = Wire.SinkOutput;
 
-/** A run as lists show it (`RunSerializer`). */
-export interface RunSummary {
-  readonly id: number;
-  readonly pipeline: number;
-  /** The version number. */
-  readonly version: number;
-  readonly status: RunStatus;
-  /** The cluster it runs on, by name (the server's `runtime.clusters`). */
-  readonly cluster: string;
-  readonly parameters: JsonObject;
-  readonly startedBy: UserRef | null;
-  readonly createdAt: string;
-  readonly startedAt: string | null;
-  readonly finishedAt: string | null;
-  readonly heartbeatAt: string | null;
-  readonly worker: string | null;
-  readonly error: string | null;
-}
+/** A run as lists show it. */
+export type RunSummary = Wire.RunSummary;
+
+/** `GET /api/runs/{id}/`, also the websocket snapshot's `run`: vertices in plan order,
+ * subtasks per vertex with subtask 0 first. */
+export type RunDetail = Wire.RunDetail;
 
 /** A run's own fields with its outputs, without its vertices and subtasks. */
-export interface RunInfo extends RunSummary {
-  readonly sinks: readonly SinkOutput[];
-  /** Facts from the executor (`applicationId`, `executor`, ...). */
-  readonly details: JsonObject;
-}
+export type RunInfo = Omit<RunDetail, "seq" | "vertices" | "subtasks">;
 
-/** `GET /api/runs/{id}/`, also the websocket snapshot's `run`. */
-export interface RunDetail extends RunInfo {
-  /** The last journal entry this state includes. */
-  readonly seq: number;
-  /** In plan order. */
-  readonly vertices: readonly RunVertex[];
-  /** In plan order: per vertex, subtask 0 first. */
-  readonly subtasks: readonly Subtask[];
-}
-
-/** The run fields an update may carry; a field left out is unchanged. */
-export const CHANGING_RUN_FIELDS = [
-  "status",
-  "error",
-  "startedAt",
-  "finishedAt",
-  "worker",
-  "sinks",
-  "details",
-] as const;
-export type RunFields = Partial<Pick<RunInfo, (typeof CHANGING_RUN_FIELDS)[number]>>;
+type ChangingRunField = keyof Wire.RunFields;
+/** The run fields an update may carry (every field of the server's `RunFields`: a record, so
+ * one it gains and this lacks does not compile); a field left out is unchanged. */
+const CHANGING: Readonly<Record<ChangingRunField, true>> = {
+  status: true,
+  error: true,
+  startedAt: true,
+  finishedAt: true,
+  worker: true,
+  sinks: true,
+  details: true,
+};
+export const CHANGING_RUN_FIELDS = Object.keys(CHANGING) as readonly ChangingRunField[];
+/** The fields as the app holds them: a status or a list is never cleared. */
+export type RunFields = Partial<Pick<RunInfo, ChangingRunField>>;
 
 export const ACTIVE_STATUSES: readonly RunStatus[] = ["QUEUED", "CREATED", "RUNNING", "CANCELING"];
 

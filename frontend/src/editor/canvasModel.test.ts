@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import type { PresenceEntry } from "../api/messages";
 import { applyEdit, type Edit } from "../graph/edits";
 import type { LivePlan } from "../graph/liveplan";
 import type { StreamGraphDocument } from "../graph/streamgraph";
@@ -189,7 +190,7 @@ describe("canvas model", () => {
         { code: "y", severity: "warning", message: "odd", node: null, edge: 1, field: null },
       ],
     };
-    const other = {
+    const other: PresenceEntry = {
       ...presenceEntry("c2", "grace"),
       selection: { nodes: [3], edges: [[1, 2, 0, 0]] },
     };

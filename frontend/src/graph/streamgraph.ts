@@ -127,6 +127,9 @@ export interface Diagnostic {
   readonly field: string | null;
 }
 
+/** A diagnostic as the server sends it: a compiler's, or a run problem (`"stage": "run"`). */
+export type ServerDiagnostic = Diagnostic & { readonly stage?: string };
+
 export type ParseResult =
   | { readonly ok: true; readonly document: StreamGraphDocument }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
