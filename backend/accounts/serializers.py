@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from drf_spectacular.drainage import set_override
 from rest_framework import serializers
 
 from accounts.models import Role
@@ -35,8 +36,14 @@ class RegisterSerializer(TokenRequestSerializer):
 
 
 class UserRefSerializer(serializers.Serializer):
+    """`config.messages.UserRef` for DRF responses: the OpenAPI schema has one `UserRef`
+    component, the model's (tests/backend/test_schema.py checks the two agree)."""
+
     id = serializers.IntegerField()
     username = serializers.CharField()
+
+
+set_override(UserRefSerializer, "suppress_collision_warning", True)
 
 
 class RegisteredSerializer(serializers.Serializer):

@@ -1,10 +1,14 @@
-"""OpenAPI pieces shared by every API: the error shape as a schema component."""
+"""OpenAPI pieces shared by every API: the error shape as a schema component, and the
+wire models (`config.messages`) as components of their own."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.utils import Direction, OpenApiResponse
 from rest_framework import serializers
 
 _DESCRIPTIONS = {
@@ -61,4 +65,56 @@ def close_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, Any
     for name, component in result.get("components", {}).get("schemas", {}).items():
         if name.endswith("Request") and component.get("type") == "object":
             component["additionalProperties"] = False
+    return result
+
+
+class WireModelExtension(OpenApiSerializerExtension):
+    """Pydantic models (`config.messages`) as schema components, in OpenAPI 3.0's dialect:
+    pydantic writes JSON Schema 2020-12 (`"type": "null"`, `const`, tuples)."""
+
+    target_class = "pydantic.BaseModel"
+    match_subclasses = True
+    priority = 1  # before drf-spectacular's own pydantic support
+
+    def get_name(self, auto_schema: AutoSchema, direction: Direction) -> str:
+        return str(self.target.__name__)
+
+    def map_serializer(self, auto_schema: AutoSchema, direction: Direction) -> dict[str, Any]:
+        schema = self.target.model_json_schema(
+            ref_template="#/components/schemas/{model}", mode="serialization"
+        )
+        for name, definition in schema.pop("$defs", {}).items():
+            component = ResolvedComponent(
+                name=name, type=ResolvedComponent.SCHEMA, object=name, schema=_oas30(definition)
+            )
+            auto_schema.registry.register_on_missing(component)
+        return _oas30(schema)
+
+
+def _oas30(schema: Any) -> Any:
+    """A pydantic JSON Schema in the dialect of OpenAPI 3.0."""
+    if isinstance(schema, list):
+        return [_oas30(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    result = {
+        key: _oas30(value)
+        for key, value in schema.items()
+        if key not in ("tsType", "propertyNames", "title") or not isinstance(value, str | dict)
+    }
+    if "const" in result:
+        result["enum"] = [result.pop("const")]
+    if "prefixItems" in result:  # a tuple: 3.0 has lists of one item schema
+        items = result.pop("prefixItems")
+        result["items"] = items[0] if len({str(item) for item in items}) == 1 else {"anyOf": items}
+        result["minItems"] = result["maxItems"] = len(items)
+    variants = result.get("anyOf")
+    if isinstance(variants, list) and {"type": "null"} in variants:
+        others = [variant for variant in variants if variant != {"type": "null"}]
+        del result["anyOf"]
+        if len(others) == 1 and "$ref" not in others[0]:
+            result = {**others[0], **result}
+        else:
+            result["anyOf" if len(others) > 1 else "allOf"] = others
+        result["nullable"] = True
     return result

@@ -275,10 +275,6 @@ SPECTACULAR_SETTINGS = {
     ],
     # `<id:...>` (config/converters.py): what a 64-bit database integer holds.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
-    "ENUM_NAME_OVERRIDES": {
-        "ExecutionStateEnum": "runs.serializers.STATES",
-        "RunStatusEnum": "runs.models.RunStatus",
-    },
 }
 
 # Tests' server processes share the test database, and its users' fast test hashes.

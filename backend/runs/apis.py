@@ -21,13 +21,12 @@ from config.openapi import error_responses
 from pipelines.selectors import pipeline_get_for_user
 from runs import selectors, services
 from runs.clusters import cluster_list
+from runs.events import RunDetail, RunSummaries
 from runs.models import Run
 from runs.serializers import (
     ClusterSerializer,
     JournalEntrySerializer,
     JournalQuerySerializer,
-    RunDetailSerializer,
-    RunSerializer,
     RunStartSerializer,
 )
 from runtime.clusters import DEFAULT
@@ -51,7 +50,7 @@ class RunListApi(APIView):
     @extend_schema(
         operation_id="runs_list",
         tags=["runs"],
-        responses={200: RunSerializer(many=True), **error_responses(404)},
+        responses={200: RunSummaries, **error_responses(404)},
         summary="A pipeline's runs, newest first",
     )
     def get(self, request: Request, pipeline_id: int) -> Response:
@@ -63,7 +62,7 @@ class RunListApi(APIView):
         operation_id="runs_start",
         tags=["runs"],
         request=RunStartSerializer,
-        responses={201: RunDetailSerializer, **error_responses(400, 403, 404)},
+        responses={201: RunDetail, **error_responses(400, 403, 404)},
         summary="Run a saved version (editors; owners may choose the cluster)",
         description="Checks the version as the editor does (compiled plan, operator "
         "parameters, graph shape) and against the cluster's limits, and queues the run; a "
@@ -89,7 +88,7 @@ class RunDetailApi(APIView):
     @extend_schema(
         operation_id="runs_retrieve",
         tags=["runs"],
-        responses={200: RunDetailSerializer, **error_responses(404)},
+        responses={200: RunDetail, **error_responses(404)},
         summary="A run: status, every vertex and subtask, sink previews",
     )
     def get(self, request: Request, run_id: int) -> Response:
@@ -101,7 +100,7 @@ class RunCancelApi(APIView):
         operation_id="runs_cancel",
         tags=["runs"],
         request=None,
-        responses={200: RunDetailSerializer, **error_responses(403, 404, 409)},
+        responses={200: RunDetail, **error_responses(403, 404, 409)},
         summary="Cancel a run (editors)",
         description="A queued run ends CANCELED at once; a running one goes CANCELING, its "
         "Spark work stops and its subtasks end CANCELED. A run that has ended is a 409 "

@@ -1,5 +1,8 @@
-"""Request and response bodies of the runs API (camelCase). The responses are built by
-`runs.selectors` (the same dicts the websocket sends); these classes describe them."""
+"""Request bodies of the runs API, and the responses not shared with the websocket (camelCase).
+
+A run itself is described by the websocket's models (`runs.events.RunSummary`, `RunDetail`):
+`runs.selectors` builds the same dicts for both, and the browser's types are generated from
+those models."""
 
 from __future__ import annotations
 
@@ -7,23 +10,8 @@ from types import MappingProxyType
 
 from rest_framework import serializers
 
-from accounts.serializers import UserRefSerializer
 from config.converters import MAX_ID
 from config.fields import QuerySerializer, RequestSerializer, TextField
-from runs.models import RunStatus
-
-STATES = [
-    "CREATED",
-    "SCHEDULED",
-    "DEPLOYING",
-    "INITIALIZING",
-    "RUNNING",
-    "FINISHED",
-    "CANCELING",
-    "CANCELED",
-    "FAILED",
-]
-_TIME = "Seconds since the epoch; null until known."
 
 
 class RunStartSerializer(RequestSerializer):
@@ -57,76 +45,6 @@ class ClusterSerializer(serializers.Serializer):
     local = serializers.BooleanField(help_text="Spark runs inside the server's worker.")
     maxParallelism = serializers.IntegerField(help_text="The highest parallelism of a vertex.")
     maxSubtasks = serializers.IntegerField(help_text="The most subtasks of one run.")
-
-
-class AttemptSerializer(serializers.Serializer):
-    attempt = serializers.IntegerField(help_text="0-based; a Spark task retry is a new attempt.")
-    state = serializers.ChoiceField(choices=STATES, help_text="Flink's ExecutionState.")
-    recordsIn = serializers.IntegerField()
-    recordsOut = serializers.IntegerField()
-    startTime = serializers.FloatField(allow_null=True, help_text=_TIME)
-    endTime = serializers.FloatField(allow_null=True, help_text=_TIME)
-    error = serializers.CharField(allow_null=True, help_text="Why the attempt failed.")
-    failedNode = serializers.IntegerField(
-        allow_null=True, help_text="The StreamNode id of the operator the error is about."
-    )
-
-
-class SubtaskSerializer(AttemptSerializer):
-    vertex = serializers.CharField(help_text="JobVertexID.")
-    subtask = serializers.IntegerField(help_text="0-based subtask index.")
-    name = serializers.CharField(help_text="Flink's `Name (i/p)`.")
-    keyGroups = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Inclusive key-group range [start, end]."
-    )
-    attempts = AttemptSerializer(many=True, help_text="Every attempt, oldest first.")
-
-
-class VertexSerializer(serializers.Serializer):
-    id = serializers.CharField(help_text="JobVertexID.")
-    name = serializers.CharField()
-    parallelism = serializers.IntegerField()
-    maxParallelism = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=STATES, help_text="Flink's aggregate vertex status.")
-    statusCounts = serializers.DictField(child=serializers.IntegerField())
-    recordsIn = serializers.IntegerField()
-    recordsOut = serializers.IntegerField()
-    startTime = serializers.FloatField(allow_null=True, help_text=_TIME)
-    endTime = serializers.FloatField(allow_null=True, help_text=_TIME)
-
-
-class SinkOutputSerializer(serializers.Serializer):
-    node = serializers.IntegerField(help_text="The sink's node id.")
-    vertex = serializers.CharField()
-    subtask = serializers.IntegerField()
-    records = serializers.IntegerField()
-    preview = serializers.ListField(child=serializers.CharField(), help_text="The first records.")
-    truncated = serializers.BooleanField(help_text="More records were written than previewed.")
-    files = serializers.ListField(child=serializers.CharField(), help_text="Files written.")
-
-
-class RunSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    pipeline = serializers.IntegerField()
-    version = serializers.IntegerField(help_text="The version number.")
-    status = serializers.ChoiceField(choices=RunStatus.choices)
-    cluster = serializers.CharField(help_text="The cluster it runs on (by name).")
-    parameters = serializers.DictField()
-    startedBy = UserRefSerializer(allow_null=True)
-    createdAt = serializers.DateTimeField()
-    startedAt = serializers.DateTimeField(allow_null=True)
-    finishedAt = serializers.DateTimeField(allow_null=True)
-    heartbeatAt = serializers.DateTimeField(allow_null=True)
-    worker = serializers.CharField(allow_null=True)
-    error = serializers.CharField(allow_null=True)
-
-
-class RunDetailSerializer(RunSerializer):
-    sinks = SinkOutputSerializer(many=True)
-    details = serializers.DictField(help_text="Facts from the executor.")
-    seq = serializers.IntegerField(help_text="The last journal entry this state includes.")
-    vertices = VertexSerializer(many=True)
-    subtasks = SubtaskSerializer(many=True)
 
 
 class JournalQuerySerializer(QuerySerializer):
