@@ -1,8 +1,9 @@
-"""The browser app, served by the same server as `/api/` and `/ws/`.
+"""The browser app, served by the same server as `/api/` and `/ws/`, through WhiteNoise.
 
 `npm run build` (which `make run` runs when the frontend's sources changed) writes the
 app to `FRONTEND_DIST_DIR` (`frontend/dist`): `index.html`, the bundles under `assets/`
-(Vite puts a hash of the content in every name there) and the files of `frontend/public/`.
+(Vite puts a hash of the content in every name there), the files of `frontend/public/`,
+and a brotli (`.br`) and gzip (`.gz`) copy of each text file (`scripts/precompress.js`).
 
 - `/assets/<file>`: a bundle, cached by browsers for a year (`immutable`): a new build
   has new names. A missing one is a 404, never the page.
@@ -11,92 +12,40 @@ app to `FRONTEND_DIST_DIR` (`frontend/dist`): `index.html`, the bundles under `a
   files is `index.html` (`no-cache`: revalidated with its ETag on every use), so deep
   links such as `/pipelines/7/diff` open the app, which routes in the browser. A path
   that names an asset-like file that does not exist (`/logo.png`) is a 404 instead.
-- Text is sent brotli- or gzip-compressed to a client that accepts it. Each file is read,
-  hashed and compressed once per process, in a worker thread (never on the event loop
-  that carries the co-editing websockets), and kept until the file changes on disk.
+- WhiteNoise lists the build once and again whenever it changes on disk (a new build is
+  served without a restart), and sends the compressed copy the client accepts best.
 - Without a build, app paths answer 503 with a page saying how to make one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gzip
 import hashlib
-import mimetypes
+import os
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import Final
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any, Final
+from wsgiref.headers import Headers
 
-import brotli
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.utils.html import escape
+from whitenoise.base import WhiteNoise
+from whitenoise.responders import NOT_MODIFIED_HEADERS, Response, StaticFile
 
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
 REVALIDATE: Final = "no-cache"
 
-# Explicit, so the answer does not depend on the machine's MIME database.
-_CONTENT_TYPES: Final = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".mjs": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".json": "application/json",
-    ".map": "application/json",
-    ".webmanifest": "application/manifest+json",
-    ".txt": "text/plain; charset=utf-8",
-    ".xml": "application/xml",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-    ".avif": "image/avif",
-    ".ico": "image/x-icon",
-    ".woff": "font/woff",
-    ".woff2": "font/woff2",
-    ".ttf": "font/ttf",
-    ".otf": "font/otf",
-    ".wasm": "application/wasm",
-}
-_COMPRESSIBLE: Final = re.compile(
-    r"^(text/|application/(json|manifest\+json|xml|wasm)|image/(svg\+xml|x-icon)|font/(ttf|otf))"
-)
 # Names an app route never has: a missing file with one of these is a 404, not the page.
-_FILE_SUFFIXES: Final = frozenset(_CONTENT_TYPES) - {".html"}
-_MIN_COMPRESS_BYTES: Final = 512
-# Brotli quality 6: on a 1.6 MB bundle about 100 ms and within 15 % of the best
-# quality (11), which would take seconds on first request.
-_BROTLI_QUALITY: Final = 6
-_GZIP_LEVEL: Final = 9
-
-
-@dataclass(frozen=True)
-class Representation:
-    body: bytes
-    etag: str
-    encoding: str | None  # the Content-Encoding; None for the file as it is
-
-
-@dataclass(frozen=True)
-class BuiltFile:
-    """One file of the build, as sent: its type and every encoding worth sending."""
-
-    content_type: str
-    identity: Representation
-    encoded: tuple[Representation, ...]  # brotli first, then gzip; only smaller ones
-    stamp: tuple[int, int]  # (mtime_ns, size) when it was read
-
-    def representation(self, accept_encoding: str) -> Representation:
-        accepted = _accepted_encodings(accept_encoding)
-        best = max(
-            self.encoded,
-            key=lambda r: accepted.get(r.encoding or "", 0.0),
-            default=self.identity,
-        )
-        return best if accepted.get(best.encoding or "", 0.0) > 0 else self.identity
+_FILE_NAME: Final = re.compile(
+    r"\.(js|mjs|css|json|map|webmanifest|txt|xml|svg|png|jpe?g|gif|webp|avif|ico|woff2?|ttf|otf|wasm)$",
+    re.IGNORECASE,
+)
+_ENCODINGS: Final = ("br", "gzip")  # the copies the build writes, best first
+_SUFFIX: Final = {"br": ".br", "gzip": ".gz"}
 
 
 def _accepted_encodings(header: str) -> dict[str, float]:
@@ -117,74 +66,9 @@ def _accepted_encodings(header: str) -> dict[str, float]:
         weights[coding] = weight
     wildcard = weights.pop("*", None)
     if wildcard is not None:
-        for coding in ("br", "gzip"):
+        for coding in _ENCODINGS:
             weights.setdefault(coding, wildcard)
     return weights
-
-
-def _content_type(path: Path) -> str:
-    known = _CONTENT_TYPES.get(path.suffix.lower())
-    if known is not None:
-        return known
-    guessed, _ = mimetypes.guess_type(path.name)
-    return guessed or "application/octet-stream"
-
-
-def _read(path: Path, stamp: tuple[int, int]) -> BuiltFile:
-    """Read, hash and compress one file (blocking: call it off the event loop)."""
-    data = path.read_bytes()
-    content_type = _content_type(path)
-    tag = hashlib.sha256(data).hexdigest()[:24]
-    identity = Representation(body=data, etag=f'"{tag}"', encoding=None)
-    encoded: list[Representation] = []
-    if len(data) >= _MIN_COMPRESS_BYTES and _COMPRESSIBLE.match(content_type):
-        for encoding, body in (
-            ("br", brotli.compress(data, quality=_BROTLI_QUALITY)),
-            ("gzip", gzip.compress(data, compresslevel=_GZIP_LEVEL, mtime=0)),
-        ):
-            if len(body) < len(data):
-                encoded.append(Representation(body, f'"{tag}-{encoding}"', encoding))
-    return BuiltFile(content_type, identity, tuple(encoded), stamp)
-
-
-# Keyed by resolved path; an entry is used only while the file's mtime and size match.
-# The build is a few files of bounded size, so the cache needs no eviction.
-_cache: dict[Path, BuiltFile] = {}
-
-
-def built_file(root: Path, relative: str) -> BuiltFile | None:
-    """The file at `relative` (a URL path) inside the build, or None.
-
-    None for anything outside the build (`..`, absolute paths, symlinks leading
-    out), hidden files (`.built`) and directories. Blocking.
-    """
-    if relative.startswith("/") or "\0" in relative or "\\" in relative:
-        return None
-    parts = PurePosixPath(relative).parts
-    if not parts or any(part in (".", "..") or part.startswith(".") for part in parts):
-        return None
-    try:
-        base = root.resolve(strict=True)
-        path = base.joinpath(*parts).resolve(strict=True)
-        if not path.is_relative_to(base) or not path.is_file():
-            return None
-        status = path.stat()
-    except (OSError, RuntimeError):  # missing, unreadable, or a symlink loop
-        return None
-    stamp = (status.st_mtime_ns, status.st_size)
-    cached = _cache.get(path)
-    if cached is not None and cached.stamp == stamp:
-        return cached
-    try:
-        built = _read(path, stamp)
-    except OSError:
-        return None
-    _cache[path] = built
-    return built
-
-
-def _dist_dir() -> Path:
-    return Path(settings.FRONTEND_DIST_DIR)
 
 
 def _etag_matches(header: str, etag: str) -> bool:
@@ -193,21 +77,144 @@ def _etag_matches(header: str, etag: str) -> bool:
     return any(tag.strip().removeprefix("W/") == etag for tag in header.split(","))
 
 
-def _respond(request: HttpRequest, built: BuiltFile, cache_control: str) -> HttpResponse:
-    chosen = built.representation(request.headers.get("Accept-Encoding", ""))
-    if _etag_matches(request.headers.get("If-None-Match", ""), chosen.etag):
-        response = HttpResponse(status=304)
-        del response["Content-Type"]
+class _BuiltFile(StaticFile):
+    """WhiteNoise's file, negotiated as HTTP says rather than by substring.
+
+    WhiteNoise picks an encoding whose name appears in `Accept-Encoding` and gives all
+    encodings one ETag. Here `br;q=0` refuses brotli, `*` accepts it, and each encoding
+    has its own ETag (the content's hash with the encoding), so a cache never
+    revalidates one encoding with another's tag and a rebuild with the same size and
+    second still changes the tag.
+    """
+
+    def __init__(self, path: str, headers: list[tuple[str, str]], content_hash: str) -> None:
+        encodings = {coding: path + _SUFFIX[coding] for coding in _ENCODINGS}
+        super().__init__(path, headers, encodings=encodings)
+        self.representations: dict[str | None, tuple[str, list[tuple[str, str]]]] = {}
+        for _, file_path, file_headers in self.alternatives:
+            named = Headers(list(file_headers))
+            coding = named["Content-Encoding"]
+            named["ETag"] = f'"{content_hash}-{coding}"' if coding else f'"{content_hash}"'
+            self.representations[coding] = (file_path, named.items())
+
+    def choose(self, accept_encoding: str) -> tuple[str, list[tuple[str, str]]]:
+        accepted = _accepted_encodings(accept_encoding)
+        for coding in _ENCODINGS:
+            if coding in self.representations and accepted.get(coding, 0.0) > 0:
+                return self.representations[coding]
+        return self.representations[None]
+
+    def get_response(self, method: str, request_headers: Mapping[str, str]) -> Response:
+        path, headers = self.choose(request_headers.get("HTTP_ACCEPT_ENCODING", ""))
+        etag = dict(headers)["ETag"]
+        if _etag_matches(request_headers.get("HTTP_IF_NONE_MATCH", ""), etag):
+            kept = [(name, value) for name, value in headers if name in NOT_MODIFIED_HEADERS]
+            return Response(HTTPStatus.NOT_MODIFIED, kept, None)
+        if method == "HEAD":
+            return Response(HTTPStatus.OK, headers, None)
+        return Response(HTTPStatus.OK, headers, open(path, "rb"))
+
+
+class _Build(WhiteNoise):
+    """The files of one build directory, keyed by URL path (`/assets/index-4f2a.js`)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(None, allow_all_origins=False, max_age=None)
+        self.root = root
+        for url, path in _listed(root):
+            self.add_file_to_dictionary(url, str(path))
+
+    def add_mime_headers(self, headers: Headers, path: str, url: str) -> None:
+        # WhiteNoise's quoted `charset="utf-8"` is valid but unlike every other response.
+        media_type = self.media_types.get_type(path)
+        text = media_type.startswith("text/")
+        headers["Content-Type"] = f"{media_type}; charset=utf-8" if text else media_type
+
+    def add_cache_headers(self, headers: Headers, path: str, url: str) -> None:
+        headers["Cache-Control"] = IMMUTABLE if url.startswith("/assets/") else REVALIDATE
+
+    def get_static_file(self, path: str, url: str, stat_cache: Any = None) -> _BuiltFile:
+        headers = Headers([])
+        self.add_mime_headers(headers, path, url)
+        self.add_cache_headers(headers, path, url)
+        content_hash = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:24]
+        return _BuiltFile(path, headers.items(), content_hash)
+
+    def file(self, url: str) -> _BuiltFile | None:
+        found = self.files.get(url)
+        return found if isinstance(found, _BuiltFile) else None
+
+
+def _listed(root: Path) -> Iterator[tuple[str, Path]]:
+    """(URL path, file) of every file the build serves.
+
+    Not: hidden files (`.built`), the compressed copies (served in place of their
+    file), and anything a symlink leads to outside the build.
+    """
+    try:
+        base = root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return
+    for folder, folders, names in os.walk(base):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        for name in names:
+            path = Path(folder, name)
+            if name.startswith(".") or path.suffix in (".br", ".gz"):
+                continue
+            try:
+                resolved = path.resolve(strict=True)
+            except (OSError, RuntimeError):  # a dangling link or a loop
+                continue
+            if resolved.is_relative_to(base) and resolved.is_file():
+                yield "/" + path.relative_to(base).as_posix(), path
+
+
+@dataclass(frozen=True)
+class _Listing:
+    build: _Build
+    stamp: tuple[object, ...]
+
+
+_listing: _Listing | None = None
+
+
+def _stamp(root: Path) -> tuple[object, ...]:
+    """What changes whenever a build is written: its page's and its bundles' folder's
+    modification time and size (Vite rewrites both on every build)."""
+    stamps: list[object] = [str(root)]
+    for path in (root / "index.html", root / "assets", root):
+        try:
+            status = path.stat()
+        except OSError:
+            stamps.append(None)
+        else:
+            stamps.append((status.st_mtime_ns, status.st_size))
+    return tuple(stamps)
+
+
+def current_build() -> _Build:
+    """The build in `FRONTEND_DIST_DIR`, listed again when it changed. Blocking."""
+    global _listing
+    root = Path(settings.FRONTEND_DIST_DIR)
+    stamp = _stamp(root)
+    listing = _listing
+    if listing is None or listing.stamp != stamp:
+        listing = _Listing(_Build(root), stamp)
+        _listing = listing
+    return listing.build
+
+
+def _respond(request: HttpRequest, built: _BuiltFile) -> HttpResponse:
+    answer = built.get_response(request.method or "GET", request.META)
+    if answer.file is None:
+        body = b""
     else:
-        body = b"" if request.method == "HEAD" else chosen.body
-        response = HttpResponse(body, content_type=built.content_type)
-        response["Content-Length"] = str(len(chosen.body))
-        if chosen.encoding is not None:
-            response["Content-Encoding"] = chosen.encoding
-    response["ETag"] = chosen.etag
-    response["Cache-Control"] = cache_control
-    if built.encoded:
-        response["Vary"] = "Accept-Encoding"
+        with answer.file:
+            body = answer.file.read()
+    response = HttpResponse(body, status=int(answer.status))
+    del response["Content-Type"]
+    for name, value in answer.headers:
+        response[name] = value
     return response
 
 
@@ -237,7 +244,7 @@ sources change, then serves), or run <code>npm run build</code> and reload this 
 
 
 def _not_built() -> HttpResponse:
-    dist = _dist_dir()
+    dist = Path(settings.FRONTEND_DIST_DIR)
     try:
         shown = str(dist.resolve().relative_to(Path(settings.REPO_ROOT).resolve()))
     except ValueError:  # outside the repository: its own name is enough of a hint
@@ -253,15 +260,30 @@ def _method_not_allowed(request: HttpRequest) -> HttpResponse | None:
     return HttpResponseNotAllowed(["GET", "HEAD"])
 
 
+def _serve_asset(request: HttpRequest, path: str) -> HttpResponse:
+    built = current_build().file(f"/assets/{path}")
+    return _not_found(request) if built is None else _respond(request, built)
+
+
+def _serve_app(request: HttpRequest, path: str) -> HttpResponse:
+    build = current_build()
+    if path and "/" not in path:
+        top_level = build.file(f"/{path}")
+        if top_level is not None:
+            return _respond(request, top_level)
+    if _FILE_NAME.search(path):
+        return _not_found(request)
+    index = build.file("/index.html")
+    return _not_built() if index is None else _respond(request, index)
+
+
+# Listing, hashing and reading files block: off the event loop that carries the sockets.
 async def asset(request: HttpRequest, path: str) -> HttpResponse:
     """`/assets/<path>`: a hashed bundle of the build."""
     refused = _method_not_allowed(request)
     if refused is not None:
         return refused
-    built = await asyncio.to_thread(built_file, _dist_dir(), f"assets/{path}")
-    if built is None:
-        return _not_found(request)
-    return _respond(request, built, IMMUTABLE)
+    return await asyncio.to_thread(_serve_asset, request, path)
 
 
 async def app(request: HttpRequest, path: str = "") -> HttpResponse:
@@ -269,14 +291,4 @@ async def app(request: HttpRequest, path: str = "") -> HttpResponse:
     refused = _method_not_allowed(request)
     if refused is not None:
         return refused
-    dist = _dist_dir()
-    if path and "/" not in path:
-        top_level = await asyncio.to_thread(built_file, dist, path)
-        if top_level is not None:
-            return _respond(request, top_level, REVALIDATE)
-    if PurePosixPath(path).suffix.lower() in _FILE_SUFFIXES:
-        return _not_found(request)
-    index = await asyncio.to_thread(built_file, dist, "index.html")
-    if index is None:
-        return _not_built()
-    return _respond(request, index, REVALIDATE)
+    return await asyncio.to_thread(_serve_app, request, path)

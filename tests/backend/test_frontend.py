@@ -33,10 +33,14 @@ APP_ROUTES = ["/", "/signin", "/pipelines/7", "/pipelines/7/diff", "/any/deep/li
 
 
 def write_dist(dist: Path) -> Path:
+    """A build as `npm run build` writes it: text files have a .br and a .gz copy."""
     (dist / "assets").mkdir(parents=True)
     (dist / "index.html").write_bytes(INDEX)
     (dist / "assets" / "index-4f2a9c1b.js").write_bytes(SCRIPT)
+    (dist / "assets" / "index-4f2a9c1b.js.br").write_bytes(brotli.compress(SCRIPT))
+    (dist / "assets" / "index-4f2a9c1b.js.gz").write_bytes(gzip.compress(SCRIPT))
     (dist / "assets" / "index-77e0d3aa.css").write_bytes(STYLE)
+    (dist / "assets" / "index-77e0d3aa.css.br").write_bytes(brotli.compress(STYLE))
     (dist / "assets" / "logo-1c2d3e4f.png").write_bytes(PNG)
     (dist / "favicon.svg").write_bytes(FAVICON)
     (dist / ".built").write_bytes(b"stamp")

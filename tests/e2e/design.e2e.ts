@@ -90,4 +90,21 @@ describe("designing a pipeline", () => {
       .toBe("true");
     await screenshot(page, "editor");
   });
+
+  it("loads the app's bundles compressed and cached for a year", async () => {
+    const context = await (await sharedBrowser()).newContext({ baseURL: baseUrl });
+    contexts.push(context);
+    const page = await context.newPage();
+    const bundle = page.waitForResponse((response) =>
+      /\/assets\/index-[^/]+\.js$/.test(response.url()),
+    );
+
+    await page.goto("/");
+
+    const response = await bundle;
+    expect(response.status()).toBe(200);
+    // Chromium asks for brotli over HTTPS only; over plain HTTP it gets gzip.
+    expect(["br", "gzip"]).toContain(response.headers()["content-encoding"]);
+    expect(response.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+  });
 });
