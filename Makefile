@@ -34,7 +34,7 @@ help:
 	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and"
 	@echo "              PostgreSQL), end-to-end tests in headless Chromium"
 	@echo "  make bench   compiler, runnability, co-editing, Spark and canvas benchmarks (figures)"
-	@echo "  make lint    ruff check and format check"
+	@echo "  make lint    ruff check and format check, commit messages since the rule came in"
 	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
 	@echo "  make wire    regenerate the browser's wire types from the server's models"
 	@echo "  make clean   remove .venv, node_modules, var and frontend/dist"
@@ -78,6 +78,7 @@ run: $(INSTALLED) $(FRONTEND_STAMP)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(PY) tools/commit_subjects.py
 
 test: lint $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM)
 	$(BIN)/mypy
