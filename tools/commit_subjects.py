@@ -87,8 +87,6 @@ def problems(commit: Commit) -> list[str]:
             found.append("the sentence starts with a capital letter")
         elif NOT_IMPERATIVE.match(first) and first not in ENDS_SO_ANYWAY:
             found.append(f"{first!r}: say what the commit does, in the imperative")
-        if sentence.endswith("."):
-            found.append("the subject ends without a full stop")
     if not commit.body.strip():
         found.append("no body: say why the change is made")
     return found
