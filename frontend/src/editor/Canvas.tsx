@@ -25,11 +25,13 @@ import {
   useSyncExternalStore,
 } from "react";
 
+import type { Box } from "../canvas/geometry";
+import { typeNumberOf } from "../canvas/handles";
 import type { CanvasPosition } from "../graph/canvas";
 import { canvasNodeId, nodeIdOf } from "../graph/canvas";
 import type { MoveNodeEdit } from "../graph/edits";
 import { CanvasContext, useCanvasSources } from "./canvasContext";
-import { typeNumberOf, type Bounds, type FlowEdge, type FlowNode } from "./canvasModel";
+import type { FlowEdge, FlowNode } from "./canvasModel";
 import { ChainNode } from "./ChainNode";
 import { newEdge, newOperator } from "./commands";
 import { useDocumentStore, useEditor, useSelection } from "./context";
@@ -48,7 +50,7 @@ const MULTI_SELECTION_KEYS = ["Meta", "Control"];
 const PRO_OPTIONS: ProOptions = { hideAttribution: true };
 
 /** The viewport that shows all of `bounds` in a `width` x `height` canvas, as fitView would. */
-function fittedViewport(bounds: Bounds | null, width: number, height: number): Viewport {
+function fittedViewport(bounds: Box | null, width: number, height: number): Viewport {
   if (bounds === null || width <= 0 || height <= 0) {
     return { x: 0, y: 0, zoom: 1 };
   }

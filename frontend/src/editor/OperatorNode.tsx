@@ -1,9 +1,10 @@
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 
+import { INPUT_HANDLE_STYLE } from "../canvas/handles";
 import { shortId } from "../ui/CopyId";
 import { useOperatorView } from "./canvasContext";
-import { INPUT_HANDLE_STYLE, type OperatorFlowNode } from "./canvasModel";
+import type { OperatorFlowNode } from "./canvasModel";
 
 /**
  * One StreamNode: its name, kind, parallelism, OperatorID and problems.

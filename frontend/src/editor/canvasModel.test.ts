@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 
 import type { PresenceEntry } from "../api/messages";
+import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
+import { HANDLE_SIZE, OPERATOR_HANDLES, targetHandleOf, typeNumberOf } from "../canvas/handles";
 import { applyEdit, type Edit } from "../graph/edits";
 import type { LivePlan } from "../graph/liveplan";
 import type { StreamGraphDocument } from "../graph/streamgraph";
@@ -9,13 +11,7 @@ import {
   CanvasModel,
   chainBox,
   diagnosticsByElement,
-  HANDLE_SIZE,
-  NODE_HEIGHT,
-  NODE_WIDTH,
-  OPERATOR_HANDLES,
   presenceMarks,
-  targetHandleOf,
-  typeNumberOf,
   type CanvasInputs,
   type OperatorFlowNode,
 } from "./canvasModel";

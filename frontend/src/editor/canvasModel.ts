@@ -15,17 +15,25 @@
  * name) then re-renders that operator alone: React Flow, whose every update
  * costs time in proportion to the whole graph, is not involved.
  *
- * Operators are drawn at a fixed size with their handles at fixed places, and
- * React Flow is told both (`width`, `height`, `measured`, `handles`): it draws
+ * Operators are drawn at a fixed size with their handles at fixed places
+ * (`canvas/geometry.ts`, `canvas/handles.ts`), and React Flow is told both (`width`, `height`, `measured`, `handles`): it draws
  * the edges in the same pass as the nodes instead of measuring every node in
  * the DOM first.
  */
 
 import type { Edge, Node, NodeHandle } from "@xyflow/react";
-import { Position } from "@xyflow/react";
 
 import type { OperatorSpec } from "../api/resources";
 import type { PresenceEntry } from "../api/messages";
+import {
+  boundsOf,
+  boxAroundNodes,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  type Box,
+  type BoxMargins,
+} from "../canvas/geometry";
+import { OPERATOR_HANDLES, targetHandleOf, type InputHandleCount } from "../canvas/handles";
 import {
   canvasEdgeId,
   canvasNodeId,
@@ -39,20 +47,8 @@ import { planEdge, planNode, type LivePlan, type PlanVertex } from "../graph/liv
 import type { Diagnostic, StreamEdge, StreamGraphDocument, StreamNode } from "../graph/streamgraph";
 import { colourOf, initialOf } from "../ui/avatar";
 
-/** Every operator is drawn at this size (`.op-node` in editor.css). */
-export const NODE_WIDTH = 172;
-export const NODE_HEIGHT = 62;
-/** Handles are squares of this side centred on the node's left and right borders. */
-export const HANDLE_SIZE = 6;
-/** Where each input handle's centre sits, as a fraction of the node's height. */
-export const INPUT_HANDLE_TOP = { in: 0.5, in1: 0.32, in2: 0.72 } as const;
-/** The CSS placing a two-input operator's handles, for the components that draw them. */
-export const INPUT_HANDLE_STYLE = {
-  in1: { top: `${INPUT_HANDLE_TOP.in1 * 100}%` },
-  in2: { top: `${INPUT_HANDLE_TOP.in2 * 100}%` },
-} as const;
-const CHAIN_PADDING = 10;
-const CHAIN_HEADER = 22;
+/** A chain box leaves room above its operators for its name line. */
+const CHAIN_MARGINS: BoxMargins = { padding: 10, header: 22, footer: 0 };
 
 export interface PresenceMark {
   readonly clientId: string;
@@ -77,7 +73,7 @@ export interface OperatorView {
   /** True for the first operator of a chain of two or more. */
   readonly chainHead: boolean;
   /** Input handles to draw: none for a source, one per input of a two-input operator. */
-  readonly inputHandles: 0 | 1 | 2;
+  readonly inputHandles: InputHandleCount;
   readonly diagnostics: readonly Diagnostic[];
   readonly presence: readonly PresenceMark[];
 }
@@ -109,13 +105,6 @@ export type ChainFlowNode = Node<NoData, "chain">;
 export type FlowNode = OperatorFlowNode | ChainFlowNode;
 export type FlowEdge = Edge<NoData, "plan">;
 
-export interface Bounds {
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-  readonly height: number;
-}
-
 /** One build: React Flow's elements and the views of what they show. */
 export interface CanvasFrame {
   /** Chain boxes first, so operators are drawn over them; never modified once handed out. */
@@ -133,7 +122,7 @@ export interface CanvasFrame {
    */
   readonly changed: readonly string[];
   /** The box around every node drawn; null when there is none. */
-  readonly bounds: Bounds | null;
+  readonly bounds: Box | null;
 }
 
 export interface CanvasInputs {
@@ -204,77 +193,23 @@ export function presenceMarks(others: Readonly<Record<string, PresenceEntry>>): 
 export function chainBox(
   vertex: PlanVertex,
   positions: ReadonlyMap<number, CanvasPosition>,
-): { x: number; y: number; width: number; height: number } | null {
-  let left = Infinity;
-  let top = Infinity;
-  let right = -Infinity;
-  let bottom = -Infinity;
+): Box | null {
+  const members: CanvasPosition[] = [];
   for (const nodeId of vertex.nodes) {
     const position = positions.get(nodeId);
     if (position === undefined) {
       return null;
     }
-    left = Math.min(left, position.x);
-    top = Math.min(top, position.y);
-    right = Math.max(right, position.x + NODE_WIDTH);
-    bottom = Math.max(bottom, position.y + NODE_HEIGHT);
+    members.push(position);
   }
-  return {
-    x: left - CHAIN_PADDING,
-    y: top - CHAIN_PADDING - CHAIN_HEADER,
-    width: right - left + 2 * CHAIN_PADDING,
-    height: bottom - top + 2 * CHAIN_PADDING + CHAIN_HEADER,
-  };
+  return boxAroundNodes(members, CHAIN_MARGINS);
 }
-
-/** The target handle of an edge: two-input operators have one handle per input. */
-export function targetHandleOf(typeNumber: number): string {
-  return typeNumber === 1 ? "in1" : typeNumber === 2 ? "in2" : "in";
-}
-
-export function typeNumberOf(targetHandle: string | null | undefined): number {
-  return targetHandle === "in1" ? 1 : targetHandle === "in2" ? 2 : 0;
-}
-
-function handle(
-  id: string,
-  type: "source" | "target",
-  position: Position,
-  top: number,
-): NodeHandle {
-  const x = position === Position.Right ? NODE_WIDTH : 0;
-  return {
-    id,
-    type,
-    position,
-    x: x - HANDLE_SIZE / 2,
-    y: top * NODE_HEIGHT - HANDLE_SIZE / 2,
-    width: HANDLE_SIZE,
-    height: HANDLE_SIZE,
-  };
-}
-
-const OUTPUT = handle("out", "source", Position.Right, 0.5);
-
-/**
- * Where an operator's handles are, relative to its top left corner, as
- * `OperatorNode` draws them: by the number of input handles.
- */
-export const OPERATOR_HANDLES: Readonly<Record<0 | 1 | 2, NodeHandle[]>> = {
-  0: [OUTPUT],
-  1: [handle("in", "target", Position.Left, INPUT_HANDLE_TOP.in), OUTPUT],
-  2: [
-    handle("in1", "target", Position.Left, INPUT_HANDLE_TOP.in1),
-    handle("in2", "target", Position.Left, INPUT_HANDLE_TOP.in2),
-    OUTPUT,
-  ],
-};
 
 /**
  * `seen` is 1 + the highest typeNumber among the node's inputs (undefined
  * without inputs): a node with inputs at position 1 or 2 is drawn with two.
  */
-function inputHandles(spec: OperatorSpec | null, seen: number | undefined): 0 | 1 | 2 {
+function inputHandles(spec: OperatorSpec | null, seen: number | undefined): InputHandleCount {
   if (spec?.inputs === 2 || (seen !== undefined && seen > 1)) {
     return 2;
   }
@@ -371,23 +306,6 @@ function samePositions(
     }
   }
   return true;
-}
-
-function boundsOf(nodes: readonly FlowNode[]): Bounds | null {
-  if (nodes.length === 0) {
-    return null;
-  }
-  let left = Infinity;
-  let top = Infinity;
-  let right = -Infinity;
-  let bottom = -Infinity;
-  for (const node of nodes) {
-    left = Math.min(left, node.position.x);
-    top = Math.min(top, node.position.y);
-    right = Math.max(right, node.position.x + (node.width ?? 0));
-    bottom = Math.max(bottom, node.position.y + (node.height ?? 0));
-  }
-  return { x: left, y: top, width: right - left, height: bottom - top };
 }
 
 /** Remembers the last result of `compute` for the last argument, by identity. */

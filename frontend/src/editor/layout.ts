@@ -8,9 +8,9 @@
 import ElkConstructor, { type ELK } from "elkjs/lib/elk-api";
 import ElkWorker from "elkjs/lib/elk-worker.min.js?worker";
 
+import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
 import type { MoveNodeEdit } from "../graph/edits";
 import { documentEdges, type StreamGraphDocument } from "../graph/streamgraph";
-import { NODE_HEIGHT, NODE_WIDTH } from "./canvasModel";
 
 let elk: ELK | null = null;
 

@@ -11,10 +11,11 @@ import {
 import "@xyflow/react/dist/style.css";
 import { useEffect, useMemo } from "react";
 
+import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
 import type { StreamNode } from "../graph/streamgraph";
 import { useRunPage, useRunView } from "./context";
 import { RunOperatorNode } from "./RunOperatorNode";
-import { OPERATOR_HEIGHT, OPERATOR_WIDTH, runLayout, type RunLayout } from "./runCanvasModel";
+import { runLayout, type RunLayout } from "./runCanvasModel";
 import { RunVertexBox } from "./RunVertexBox";
 
 export interface OperatorData {
@@ -56,8 +57,8 @@ function flowNodes(layout: RunLayout): RunFlowNode[] {
     type: "runOperator",
     position: op.position,
     data: { node: op.node, vertex: op.vertex, twoInputs: op.twoInputs },
-    width: OPERATOR_WIDTH,
-    height: OPERATOR_HEIGHT,
+    width: NODE_WIDTH,
+    height: NODE_HEIGHT,
     zIndex: 1,
     selectable: false,
   }));

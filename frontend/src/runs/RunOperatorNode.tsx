@@ -2,7 +2,7 @@ import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import { useShallow } from "zustand/react/shallow";
 
-import { INPUT_HANDLE_STYLE } from "../editor/canvasModel";
+import { INPUT_HANDLE_STYLE } from "../canvas/handles";
 import { subtasksOf } from "../store/run";
 import { useRun } from "./context";
 import type { RunOperatorFlowNode } from "./RunCanvas";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import { NODE_HEIGHT as OPERATOR_HEIGHT, NODE_WIDTH as OPERATOR_WIDTH } from "../canvas/geometry";
 import type { StreamGraphDocument } from "../graph/streamgraph";
 import { attempt, subtask } from "../test-support/runs";
 import {
@@ -7,8 +8,6 @@ import {
   BOX_HEADER,
   boxAround,
   failuresByNode,
-  OPERATOR_HEIGHT,
-  OPERATOR_WIDTH,
   overlap,
   runLayout,
   stretchFor,

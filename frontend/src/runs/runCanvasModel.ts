@@ -10,19 +10,17 @@
  * looser. Which vertex holds which node comes from the compiled plan.
  */
 
-import { targetHandleOf } from "../editor/canvasModel";
+import { boxAroundNodes, type Box } from "../canvas/geometry";
+import { targetHandleOf } from "../canvas/handles";
 import { toCanvas, type CanvasPosition } from "../graph/canvas";
 import type { StreamGraphDocument, StreamNode } from "../graph/streamgraph";
 import type { Subtask } from "../api/runs";
 
-/** Every operator is drawn at this size (`.run-op` in runs.css). */
-export const OPERATOR_WIDTH = 172;
-export const OPERATOR_HEIGHT = 62;
-const PADDING = 10;
 /** The vertex's name line above its operators. */
 export const BOX_HEADER = 24;
 /** The vertex's figures below its operators. */
 export const BOX_FOOTER = 74;
+const VERTEX_BOX_MARGINS = { padding: 10, header: BOX_HEADER, footer: BOX_FOOTER } as const;
 /** The least space between two boxes. */
 const GAP = 16;
 const MAX_STRETCH = 4;
@@ -44,13 +42,6 @@ export interface RunOperator {
   readonly vertex: string | null;
   /** A two-input operator (connect, co-map...): its inputs arrive on two handles. */
   readonly twoInputs: boolean;
-}
-
-export interface Box {
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-  readonly height: number;
 }
 
 export interface VertexBox extends Box {
@@ -78,19 +69,7 @@ export interface RunLayout {
 
 /** The box of a vertex around its operators' positions, with its header and footer. */
 export function boxAround(positions: readonly CanvasPosition[]): Box | null {
-  if (positions.length === 0) {
-    return null;
-  }
-  const left = Math.min(...positions.map((p) => p.x));
-  const top = Math.min(...positions.map((p) => p.y));
-  const right = Math.max(...positions.map((p) => p.x + OPERATOR_WIDTH));
-  const bottom = Math.max(...positions.map((p) => p.y + OPERATOR_HEIGHT));
-  return {
-    x: left - PADDING,
-    y: top - PADDING - BOX_HEADER,
-    width: right - left + 2 * PADDING,
-    height: bottom - top + 2 * PADDING + BOX_HEADER + BOX_FOOTER,
-  };
+  return boxAroundNodes(positions, VERTEX_BOX_MARGINS);
 }
 
 export function overlap(a: Box, b: Box, gap = GAP): boolean {

@@ -11,7 +11,7 @@ import {
 import "@xyflow/react/dist/style.css";
 import { useEffect, useMemo } from "react";
 
-import { NODE_HEIGHT, NODE_WIDTH } from "../editor/canvasModel";
+import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
 import { DiffEdgeView } from "./DiffEdgeView";
 import type { DiffEdge, DiffGraph, DiffNode } from "./diffModel";
 import { DiffNodeView } from "./DiffNodeView";

@@ -1,7 +1,7 @@
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
 import { memo } from "react";
 
-import { NODE_HEIGHT } from "../editor/canvasModel";
+import { NODE_HEIGHT } from "../canvas/geometry";
 import type { DiffFlowEdge } from "./DiffCanvas";
 import { valueText } from "./diffModel";
 

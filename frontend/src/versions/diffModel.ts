@@ -10,7 +10,7 @@
  */
 
 import type { FieldChange, PlanDiff, SavepointOperator, VersionRef } from "../api/resources";
-import { NODE_HEIGHT, NODE_WIDTH } from "../editor/canvasModel";
+import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
 import { toCanvas, type CanvasPosition } from "../graph/canvas";
 import { jsonEqual, type JsonValue } from "../graph/json";
 import type { StreamEdge, StreamGraphDocument, StreamNode } from "../graph/streamgraph";
