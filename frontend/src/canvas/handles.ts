@@ -2,8 +2,8 @@
  * An operator's handles, the same on every canvas: its inputs on the left
  * border, its output (`out`) on the right. A one-input operator has `in`, a
  * two-input one (connect, co-map...) `in1` and `in2`, one per typeNumber of its
- * input edges, and a source may have none. The operator components draw them
- * at these places, and the editor tells React Flow where they are so it
+ * input edges, and a source may have none. `NodeChrome` draws them at these
+ * places on every canvas, and the editor tells React Flow where they are so it
  * measures nothing.
  */
 
@@ -11,7 +11,7 @@ import { Position, type NodeHandle } from "@xyflow/react";
 
 import { NODE_HEIGHT, NODE_WIDTH } from "./geometry";
 
-/** Handles are squares of this side centred on the node's left and right borders. */
+/** Handles are squares of this side centred on the node's left and right borders (canvas.css). */
 export const HANDLE_SIZE = 6;
 /** Where each input handle's centre sits, as a fraction of the node's height. */
 export const INPUT_HANDLE_TOP = { in: 0.5, in1: 0.32, in2: 0.72 } as const;
@@ -55,7 +55,7 @@ const OUTPUT = handle("out", "source", Position.Right, 0.5);
 
 /**
  * Where an operator's handles are, relative to its top left corner, as
- * `OperatorNode` draws them: by the number of input handles.
+ * `NodeChrome` draws them: by the number of input handles.
  */
 export const OPERATOR_HANDLES: Readonly<Record<InputHandleCount, NodeHandle[]>> = {
   0: [OUTPUT],

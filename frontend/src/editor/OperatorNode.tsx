@@ -1,16 +1,15 @@
-import { Handle, Position, type NodeProps } from "@xyflow/react";
+import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
 
-import { INPUT_HANDLE_STYLE } from "../canvas/handles";
+import { NodeChrome } from "../canvas/NodeChrome";
 import { shortId } from "../ui/CopyId";
 import { useOperatorView } from "./canvasContext";
 import type { OperatorFlowNode } from "./canvasModel";
 
 /**
  * One StreamNode: its name, kind, parallelism, OperatorID and problems.
- *
- * The handles sit on the node's own box (not inside its border), where
- * `OPERATOR_HANDLES` tells React Flow they are.
+ * Its handles are drawn by `NodeChrome`, where `OPERATOR_HANDLES` tells React
+ * Flow they are.
  */
 export const OperatorNode = memo(function OperatorNode({
   id,
@@ -30,14 +29,7 @@ export const OperatorNode = memo(function OperatorNode({
   ].join(" ");
   const ring = presence[0]?.colour;
   return (
-    <>
-      {view.inputHandles === 1 && <Handle type="target" position={Position.Left} id="in" />}
-      {view.inputHandles === 2 && (
-        <>
-          <Handle type="target" position={Position.Left} id="in1" style={INPUT_HANDLE_STYLE.in1} />
-          <Handle type="target" position={Position.Left} id="in2" style={INPUT_HANDLE_STYLE.in2} />
-        </>
-      )}
+    <NodeChrome node={node.id} inputs={view.inputHandles} connectable>
       <div
         className={className}
         data-testid={`node-${node.id}`}
@@ -86,7 +78,6 @@ export const OperatorNode = memo(function OperatorNode({
           </span>
         )}
       </div>
-      <Handle type="source" position={Position.Right} id="out" />
-    </>
+    </NodeChrome>
   );
 });

@@ -1,6 +1,7 @@
-import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
+import { EdgeLabelRenderer, type EdgeProps } from "@xyflow/react";
 import { memo } from "react";
 
+import { bezierCurve, EdgeChrome } from "../canvas/EdgeChrome";
 import { useEdgeView } from "./canvasContext";
 import type { EdgeView, FlowEdge } from "./canvasModel";
 import { useEditor } from "./context";
@@ -28,7 +29,8 @@ export function edgeTitle(view: EdgeView | undefined): string {
 export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
   const { selected } = props;
   const view = useEdgeView(props.id);
-  const [path, labelX, labelY] = getBezierPath(props);
+  const curve = bezierCurve(props);
+  const { path, labelX, labelY } = curve;
   const chained = view?.chained ?? null;
   const hasError = (view?.diagnostics.length ?? 0) > 0;
   const state = hasError
@@ -42,15 +44,15 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
   const presence = view?.presence[0]?.colour;
   const { selection } = useEditor();
   return (
-    <>
-      <BaseEdge
-        id={props.id}
-        path={path}
-        className={`plan-edge plan-edge--${state}${selected === true ? " is-selected" : ""}`}
-        interactionWidth={14}
-        {...(props.markerEnd === undefined ? {} : { markerEnd: props.markerEnd })}
-        style={presence === undefined ? undefined : { stroke: presence }}
-      />
+    <EdgeChrome
+      edge={props.id}
+      curve={curve}
+      id={props.id}
+      className={`plan-edge plan-edge--${state}${selected === true ? " is-selected" : ""}`}
+      interactionWidth={14}
+      markerEnd={props.markerEnd}
+      style={presence === undefined ? undefined : { stroke: presence }}
+    >
       {chained !== true && view !== undefined && (
         <EdgeLabelRenderer>
           <div
@@ -80,6 +82,6 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
           <title>{title}</title>
         </path>
       )}
-    </>
+    </EdgeChrome>
   );
 });

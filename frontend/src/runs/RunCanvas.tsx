@@ -12,6 +12,7 @@ import "@xyflow/react/dist/style.css";
 import { useEffect, useMemo } from "react";
 
 import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
+import { PlainEdge } from "../canvas/PlainEdge";
 import type { StreamNode } from "../graph/streamgraph";
 import { useRunPage, useRunView } from "./context";
 import { RunOperatorNode } from "./RunOperatorNode";
@@ -35,6 +36,7 @@ export type RunVertexFlowNode = Node<VertexData, "runVertex">;
 type RunFlowNode = RunOperatorFlowNode | RunVertexFlowNode;
 
 const NODE_TYPES = { runOperator: RunOperatorNode, runVertex: RunVertexBox };
+const EDGE_TYPES = { plain: PlainEdge };
 
 /** The id of a vertex box on the canvas. */
 export function vertexNodeId(vertex: string): string {
@@ -68,6 +70,7 @@ function flowNodes(layout: RunLayout): RunFlowNode[] {
 function flowEdges(layout: RunLayout): Edge[] {
   return layout.edges.map((edge) => ({
     id: edge.id,
+    type: "plain",
     source: edge.source,
     target: edge.target,
     targetHandle: edge.targetHandle,
@@ -122,6 +125,7 @@ function RunFlow() {
         nodes={nodes}
         edges={edges}
         nodeTypes={NODE_TYPES}
+        edgeTypes={EDGE_TYPES}
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}

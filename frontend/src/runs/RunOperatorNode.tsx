@@ -1,8 +1,8 @@
-import { Handle, Position, type NodeProps } from "@xyflow/react";
+import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import { useShallow } from "zustand/react/shallow";
 
-import { INPUT_HANDLE_STYLE } from "../canvas/handles";
+import { NodeChrome } from "../canvas/NodeChrome";
 import { subtasksOf } from "../store/run";
 import { useRun } from "./context";
 import type { RunOperatorFlowNode } from "./RunCanvas";
@@ -38,39 +38,20 @@ export const RunOperatorNode = memo(function RunOperatorNode({
       ? `${node.name} (node ${node.id})`
       : `${node.name} (node ${node.id})\n${failure.count} failed attempt${failure.count === 1 ? "" : "s"}:\n${failure.error}`;
   return (
-    <div className={`run-op${state}`} data-testid={`run-op-${node.id}`} title={title}>
-      {twoInputs ? (
-        <>
-          <Handle
-            type="target"
-            position={Position.Left}
-            id="in1"
-            style={INPUT_HANDLE_STYLE.in1}
-            isConnectable={false}
-          />
-          <Handle
-            type="target"
-            position={Position.Left}
-            id="in2"
-            style={INPUT_HANDLE_STYLE.in2}
-            isConnectable={false}
-          />
-        </>
-      ) : (
-        <Handle type="target" position={Position.Left} id="in" isConnectable={false} />
-      )}
-      <div className="run-op__name">{node.name}</div>
-      <div className="run-op__meta">
-        <span className="run-op__kind">{node.operator ?? "operator"}</span>
-        {failure.count > 0 && (
-          <span
-            className={`trouble-mark trouble-mark--${failure.current ? "failed" : "recovered"}`}
-          >
-            {failure.current ? "failed" : `${failure.count} retried`}
-          </span>
-        )}
+    <NodeChrome node={node.id} inputs={twoInputs ? 2 : 1} connectable={false}>
+      <div className={`run-op${state}`} data-testid={`run-op-${node.id}`} title={title}>
+        <div className="run-op__name">{node.name}</div>
+        <div className="run-op__meta">
+          <span className="run-op__kind">{node.operator ?? "operator"}</span>
+          {failure.count > 0 && (
+            <span
+              className={`trouble-mark trouble-mark--${failure.current ? "failed" : "recovered"}`}
+            >
+              {failure.current ? "failed" : `${failure.count} retried`}
+            </span>
+          )}
+        </div>
       </div>
-      <Handle type="source" position={Position.Right} isConnectable={false} />
-    </div>
+    </NodeChrome>
   );
 });

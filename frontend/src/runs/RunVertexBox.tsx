@@ -1,6 +1,7 @@
 import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
 
+import { ChainChrome } from "../canvas/ChainChrome";
 import { subtasksOf, vertexOf } from "../store/run";
 import { useNow, useRun, useRunActive, useRunView } from "./context";
 import { formatCompact, formatDuration, spanDuration } from "./format";
@@ -19,47 +20,55 @@ export const RunVertexBox = memo(function RunVertexBox({ data }: NodeProps<RunVe
   const active = useRunActive();
   const now = useNow(active && vertex?.startTime != null && vertex.endTime === null);
   if (vertex === undefined) {
-    return <div className="run-vertex run-vertex--unknown" />;
+    return (
+      <ChainChrome vertex={id}>
+        <div className="run-vertex run-vertex--unknown" />
+      </ChainChrome>
+    );
   }
   const done = doneFraction(vertex.statusCounts);
   const finished = vertex.statusCounts.FINISHED;
   return (
-    <div
-      className={`run-vertex${selected ? " is-selected" : ""}${trouble === null ? "" : ` run-vertex--${trouble}`}`}
-      data-testid={`run-vertex-${id}`}
-      data-status={vertex.status}
-      title={`${vertex.name}\nJobVertexID ${id}`}
-    >
-      <div className="run-vertex__header">
-        {trouble !== null && (
-          <span
-            className={`trouble-mark trouble-mark--${trouble}`}
-            title={trouble === "failed" ? "A subtask failed" : "A subtask failed and was retried"}
-          >
-            !
-          </span>
-        )}
-        <span className="run-vertex__name">{vertex.name}</span>
-        <StatusBadge status={vertex.status} />
-      </div>
-      <div className="run-vertex__footer">
-        <StateBar counts={vertex.statusCounts} />
-        <div className="run-vertex__line">
-          <span data-testid={`run-vertex-finished-${id}`}>
-            {finished}/{vertex.parallelism} finished
-          </span>
-          {!isTerminalState(vertex.status) && done < 1 && (
-            <span className="muted">{Math.round(done * 100)}%</span>
+    <ChainChrome vertex={id}>
+      <div
+        className={`run-vertex${selected ? " is-selected" : ""}${trouble === null ? "" : ` run-vertex--${trouble}`}`}
+        data-testid={`run-vertex-${id}`}
+        data-status={vertex.status}
+        title={`${vertex.name}\nJobVertexID ${id}`}
+      >
+        <div className="run-vertex__header">
+          {trouble !== null && (
+            <span
+              className={`trouble-mark trouble-mark--${trouble}`}
+              title={trouble === "failed" ? "A subtask failed" : "A subtask failed and was retried"}
+            >
+              !
+            </span>
           )}
-          <span className="muted">{formatDuration(spanDuration(vertex, now))}</span>
+          <span className="run-vertex__name">{vertex.name}</span>
+          <StatusBadge status={vertex.status} />
         </div>
-        <div className="run-vertex__line run-vertex__records">
-          <span title={`${vertex.recordsIn} records in`}>in {formatCompact(vertex.recordsIn)}</span>
-          <span title={`${vertex.recordsOut} records out`}>
-            out {formatCompact(vertex.recordsOut)}
-          </span>
+        <div className="run-vertex__footer">
+          <StateBar counts={vertex.statusCounts} />
+          <div className="run-vertex__line">
+            <span data-testid={`run-vertex-finished-${id}`}>
+              {finished}/{vertex.parallelism} finished
+            </span>
+            {!isTerminalState(vertex.status) && done < 1 && (
+              <span className="muted">{Math.round(done * 100)}%</span>
+            )}
+            <span className="muted">{formatDuration(spanDuration(vertex, now))}</span>
+          </div>
+          <div className="run-vertex__line run-vertex__records">
+            <span title={`${vertex.recordsIn} records in`}>
+              in {formatCompact(vertex.recordsIn)}
+            </span>
+            <span title={`${vertex.recordsOut} records out`}>
+              out {formatCompact(vertex.recordsOut)}
+            </span>
+          </div>
         </div>
       </div>
-    </div>
+    </ChainChrome>
   );
 });

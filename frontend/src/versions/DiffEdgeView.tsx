@@ -1,6 +1,7 @@
-import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
+import { EdgeLabelRenderer, type EdgeProps } from "@xyflow/react";
 import { memo } from "react";
 
+import { bezierCurve, EdgeChrome } from "../canvas/EdgeChrome";
 import { NODE_HEIGHT } from "../canvas/geometry";
 import type { DiffFlowEdge } from "./DiffCanvas";
 import { valueText } from "./diffModel";
@@ -19,7 +20,7 @@ function labelTransform(props: EdgeProps<DiffFlowEdge>, x: number, y: number): s
 
 /** An edge of the compared graph; a label says what changed on it. */
 export const DiffEdgeView = memo(function DiffEdgeView(props: EdgeProps<DiffFlowEdge>) {
-  const [path, labelX, labelY] = getBezierPath(props);
+  const curve = bezierCurve(props);
   const item = props.data?.item;
   if (item === undefined) {
     return null;
@@ -31,13 +32,17 @@ export const DiffEdgeView = memo(function DiffEdgeView(props: EdgeProps<DiffFlow
         ? null
         : item.edge.partitioner;
   return (
-    <>
-      <BaseEdge id={props.id} path={path} className={`diff-edge diff-edge--${item.change}`} />
+    <EdgeChrome
+      edge={item.id}
+      curve={curve}
+      id={props.id}
+      className={`diff-edge diff-edge--${item.change}`}
+    >
       {label !== null && (
         <EdgeLabelRenderer>
           <div
             className={`diff-edge-label diff-edge-label--${item.change}`}
-            style={{ transform: labelTransform(props, labelX, labelY) }}
+            style={{ transform: labelTransform(props, curve.labelX, curve.labelY) }}
             title={
               item.fields
                 .map((f) => `${f.field}: ${valueText(f.old)} → ${valueText(f.new)}`)
@@ -51,6 +56,6 @@ export const DiffEdgeView = memo(function DiffEdgeView(props: EdgeProps<DiffFlow
           </div>
         </EdgeLabelRenderer>
       )}
-    </>
+    </EdgeChrome>
   );
 });

@@ -1,6 +1,7 @@
-import { Handle, Position, type NodeProps } from "@xyflow/react";
+import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
 
+import { NodeChrome } from "../canvas/NodeChrome";
 import type { DiffFlowNode } from "./DiffCanvas";
 import { valueText } from "./diffModel";
 
@@ -19,33 +20,33 @@ export const DiffNodeView = memo(function DiffNodeView({
     ...(savepoint === null ? [] : [`${STATE[savepoint.verdict]}: ${savepoint.causes.join("; ")}`]),
   ].join("\n");
   return (
-    <div
-      className={`diff-node diff-node--${change}${selected ? " is-selected" : ""}`}
-      data-testid={`diff-node-${node.id}`}
-      data-change={change}
-      title={title}
-    >
-      <Handle type="target" position={Position.Left} isConnectable={false} />
-      <div className="diff-node__title">
-        <span className="diff-node__name">{node.name}</span>
-        {change !== "unchanged" && (
-          <span className="diff-node__mark" aria-label={change}>
-            {MARKS[change]}
-          </span>
+    <NodeChrome node={node.id} inputs={1} connectable={false}>
+      <div
+        className={`diff-node diff-node--${change}${selected ? " is-selected" : ""}`}
+        data-testid={`diff-node-${node.id}`}
+        data-change={change}
+        title={title}
+      >
+        <div className="diff-node__title">
+          <span className="diff-node__name">{node.name}</span>
+          {change !== "unchanged" && (
+            <span className="diff-node__mark" aria-label={change}>
+              {MARKS[change]}
+            </span>
+          )}
+        </div>
+        <div className="diff-node__meta">
+          <span className="diff-node__kind">{node.operator ?? "operator"}</span>
+          {savepoint !== null && (
+            <span className={`state-pill state-pill--${savepoint.verdict}`}>
+              {STATE[savepoint.verdict]}
+            </span>
+          )}
+        </div>
+        {fields.length > 0 && (
+          <div className="diff-node__fields">{fields.map((f) => f.field).join(", ")}</div>
         )}
       </div>
-      <div className="diff-node__meta">
-        <span className="diff-node__kind">{node.operator ?? "operator"}</span>
-        {savepoint !== null && (
-          <span className={`state-pill state-pill--${savepoint.verdict}`}>
-            {STATE[savepoint.verdict]}
-          </span>
-        )}
-      </div>
-      {fields.length > 0 && (
-        <div className="diff-node__fields">{fields.map((f) => f.field).join(", ")}</div>
-      )}
-      <Handle type="source" position={Position.Right} isConnectable={false} />
-    </div>
+    </NodeChrome>
   );
 });

@@ -1,0 +1,27 @@
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+
+import { CanvasBadges, ElementBadges, type BadgesOf, type CanvasElement } from "./badges";
+
+function drawn(element: CanvasElement, badgesOf: BadgesOf | null): string {
+  const badges = createElement(ElementBadges, { element });
+  return renderToStaticMarkup(
+    badgesOf === null ? badges : createElement(CanvasBadges, { badgesOf, children: badges }),
+  );
+}
+
+describe("element badges", () => {
+  it("draw nothing without a feature that gives badges", () => {
+    expect(drawn({ kind: "node", node: 1 }, null)).toBe("");
+  });
+
+  it("draw what the feature gives, in the corner of the element's kind", () => {
+    const badgesOf: BadgesOf = (element) =>
+      element.kind === "chain" ? createElement("b", null, element.vertex) : null;
+    expect(drawn({ kind: "chain", vertex: "ab12" }, badgesOf)).toBe(
+      '<div class="canvas-badges canvas-badges--chain"><b>ab12</b></div>',
+    );
+    expect(drawn({ kind: "node", node: 1 }, badgesOf)).toBe("");
+  });
+});
