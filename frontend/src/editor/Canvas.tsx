@@ -1,16 +1,11 @@
 import {
-  Background,
-  Controls,
-  getViewportForBounds,
   MiniMap,
   ReactFlow,
   useReactFlow,
   type Connection,
   type EdgeChange,
-  type FitViewOptions,
   type NodeChange,
   type OnSelectionChangeParams,
-  type ProOptions,
   type Viewport,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
@@ -25,7 +20,14 @@ import {
   useSyncExternalStore,
 } from "react";
 
-import type { Box } from "../canvas/geometry";
+import { FlowBackdrop } from "../canvas/FlowBackdrop";
+import {
+  fittedViewport,
+  MAX_NODES_ALL_DRAWN,
+  MAX_ZOOM,
+  MIN_ZOOM,
+  PRO_OPTIONS,
+} from "../canvas/flowSettings";
 import { typeNumberOf } from "../canvas/handles";
 import type { CanvasPosition } from "../graph/canvas";
 import { canvasNodeId, nodeIdOf } from "../graph/canvas";
@@ -42,20 +44,7 @@ import { PlanEdge } from "./PlanEdge";
 const NODE_TYPES = { operator: OperatorNode, chain: ChainNode };
 const EDGE_TYPES = { plan: PlanEdge };
 const SNAP: [number, number] = [10, 10];
-/** Far enough out that a thousand operators fit on a laptop screen. */
-const MIN_ZOOM = 0.05;
-const MAX_ZOOM = 2;
-const FIT: FitViewOptions = { padding: 0.15, maxZoom: 1.1 };
 const MULTI_SELECTION_KEYS = ["Meta", "Control"];
-const PRO_OPTIONS: ProOptions = { hideAttribution: true };
-
-/** The viewport that shows all of `bounds` in a `width` x `height` canvas, as fitView would. */
-function fittedViewport(bounds: Box | null, width: number, height: number): Viewport {
-  if (bounds === null || width <= 0 || height <= 0) {
-    return { x: 0, y: 0, zoom: 1 };
-  }
-  return getViewportForBounds(bounds, width, height, MIN_ZOOM, FIT.maxZoom ?? 1, FIT.padding ?? 0);
-}
 
 /** The pipeline on the canvas: operators, chain boxes, edges; drag, connect, select, drop. */
 export const Canvas = memo(function Canvas({
@@ -279,11 +268,10 @@ export const Canvas = memo(function Canvas({
             minZoom={MIN_ZOOM}
             maxZoom={MAX_ZOOM}
             defaultViewport={initialViewport}
-            onlyRenderVisibleElements={nodes.length > 400}
+            onlyRenderVisibleElements={nodes.length > MAX_NODES_ALL_DRAWN}
             proOptions={PRO_OPTIONS}
           >
-            <Background gap={20} size={1} />
-            <Controls showInteractive={false} />
+            <FlowBackdrop />
             <MiniMap pannable zoomable nodeStrokeWidth={2} />
           </ReactFlow>
         </CanvasContext.Provider>

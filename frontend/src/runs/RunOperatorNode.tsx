@@ -5,7 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import { NodeChrome } from "../canvas/NodeChrome";
 import { subtasksOf } from "../store/run";
 import { useRun } from "./context";
-import type { RunOperatorFlowNode } from "./RunCanvas";
+import type { RunOperatorFlowNode } from "./runFlow";
 import { failuresByNode } from "./runCanvasModel";
 
 /** What failed on one node: how many attempts, whether one is still failed, the first error. */

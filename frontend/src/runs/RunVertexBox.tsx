@@ -5,7 +5,7 @@ import { ChainChrome } from "../canvas/ChainChrome";
 import { subtasksOf, vertexOf } from "../store/run";
 import { useNow, useRun, useRunActive, useRunView } from "./context";
 import { formatCompact, formatDuration, spanDuration } from "./format";
-import type { RunVertexFlowNode } from "./RunCanvas";
+import type { RunVertexFlowNode } from "./runFlow";
 import { vertexTrouble } from "./runCanvasModel";
 import { StateBar } from "./StateBar";
 import { StatusBadge } from "./StatusBadge";

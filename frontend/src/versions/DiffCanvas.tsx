@@ -1,33 +1,11 @@
-import {
-  Background,
-  Controls,
-  MiniMap,
-  ReactFlow,
-  ReactFlowProvider,
-  useReactFlow,
-  type Edge,
-  type Node,
-} from "@xyflow/react";
-import "@xyflow/react/dist/style.css";
+import { MiniMap, useReactFlow } from "@xyflow/react";
 import { useEffect, useMemo } from "react";
 
-import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
+import { ReadOnlyFlow } from "../canvas/ReadOnlyFlow";
 import { DiffEdgeView } from "./DiffEdgeView";
-import type { DiffEdge, DiffGraph, DiffNode } from "./diffModel";
+import { diffFlowEdges, diffFlowNodes, type DiffFlowEdge, type DiffFlowNode } from "./diffFlow";
+import type { DiffGraph, DiffNode } from "./diffModel";
 import { DiffNodeView } from "./DiffNodeView";
-
-export interface DiffNodeData {
-  readonly item: DiffNode;
-  readonly [key: string]: unknown;
-}
-
-export interface DiffEdgeData {
-  readonly item: DiffEdge;
-  readonly [key: string]: unknown;
-}
-
-export type DiffFlowNode = Node<DiffNodeData, "diff">;
-export type DiffFlowEdge = Edge<DiffEdgeData, "diff">;
 
 /** A request to bring a node into view; `serial` tells repeated requests apart. */
 export interface Focus {
@@ -45,44 +23,38 @@ const MINIMAP_COLOURS: Record<DiffNode["change"], string> = {
 };
 
 /** The compared graph, read-only: nodes and edges coloured by how they changed. */
-export function DiffCanvas(props: { readonly graph: DiffGraph; readonly focus: Focus | null }) {
+export function DiffCanvas({
+  graph,
+  focus,
+}: {
+  readonly graph: DiffGraph;
+  readonly focus: Focus | null;
+}) {
+  const nodes = useMemo(() => diffFlowNodes(graph, focus?.node ?? null), [graph, focus]);
+  const edges = useMemo(() => diffFlowEdges(graph), [graph]);
   return (
-    <ReactFlowProvider>
-      <DiffFlow {...props} />
-    </ReactFlowProvider>
+    <ReadOnlyFlow<DiffFlowNode>
+      className="diff-canvas"
+      testId="diff-canvas"
+      nodes={nodes}
+      edges={edges}
+      nodeTypes={NODE_TYPES}
+      edgeTypes={EDGE_TYPES}
+    >
+      <MiniMap<DiffFlowNode>
+        style={{ width: 160, height: 110 }}
+        pannable
+        zoomable
+        nodeColor={(node) => MINIMAP_COLOURS[node.data.item.change]}
+      />
+      <NodeFocus focus={focus} />
+    </ReadOnlyFlow>
   );
 }
 
-function DiffFlow({ graph, focus }: { readonly graph: DiffGraph; readonly focus: Focus | null }) {
+/** Brings the focused node into view, once per request. */
+function NodeFocus({ focus }: { readonly focus: Focus | null }) {
   const flow = useReactFlow<DiffFlowNode, DiffFlowEdge>();
-  const nodes = useMemo(
-    () =>
-      graph.nodes.map((item): DiffFlowNode => ({
-        id: item.id,
-        type: "diff",
-        position: item.position,
-        data: { item },
-        width: NODE_WIDTH,
-        height: NODE_HEIGHT,
-        // Removed nodes lie under the new version's, where they overlap.
-        zIndex: item.change === "removed" ? 0 : 1,
-        selected: focus !== null && item.node.id === focus.node,
-      })),
-    [graph, focus],
-  );
-  const edges = useMemo(
-    () =>
-      graph.edges.map((item): DiffFlowEdge => ({
-        id: `${item.change === "removed" ? "old" : "new"}:${item.id}`,
-        type: "diff",
-        source: item.source,
-        target: item.target,
-        data: { item },
-        zIndex: item.change === "removed" ? 0 : 2,
-      })),
-    [graph],
-  );
-
   useEffect(() => {
     if (focus !== null) {
       void flow.fitView({
@@ -93,34 +65,5 @@ function DiffFlow({ graph, focus }: { readonly graph: DiffGraph; readonly focus:
       });
     }
   }, [focus, flow]);
-
-  return (
-    <div className="diff-canvas" data-testid="diff-canvas">
-      <ReactFlow<DiffFlowNode, DiffFlowEdge>
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={NODE_TYPES}
-        edgeTypes={EDGE_TYPES}
-        nodesDraggable={false}
-        nodesConnectable={false}
-        elementsSelectable={false}
-        deleteKeyCode={null}
-        minZoom={0.05}
-        maxZoom={2}
-        fitView
-        fitViewOptions={{ padding: 0.15, maxZoom: 1.1 }}
-        onlyRenderVisibleElements={nodes.length > 400}
-        proOptions={{ hideAttribution: true }}
-      >
-        <Background gap={20} size={1} />
-        <Controls showInteractive={false} />
-        <MiniMap<DiffFlowNode>
-          style={{ width: 160, height: 110 }}
-          pannable
-          zoomable
-          nodeColor={(node) => MINIMAP_COLOURS[node.data.item.change]}
-        />
-      </ReactFlow>
-    </div>
-  );
+  return null;
 }

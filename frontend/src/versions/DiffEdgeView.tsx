@@ -3,7 +3,7 @@ import { memo } from "react";
 
 import { bezierCurve, EdgeChrome } from "../canvas/EdgeChrome";
 import { NODE_HEIGHT } from "../canvas/geometry";
-import type { DiffFlowEdge } from "./DiffCanvas";
+import type { DiffFlowEdge } from "./diffFlow";
 import { valueText } from "./diffModel";
 
 /**

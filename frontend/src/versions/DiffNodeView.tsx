@@ -2,7 +2,7 @@ import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
 
 import { NodeChrome } from "../canvas/NodeChrome";
-import type { DiffFlowNode } from "./DiffCanvas";
+import type { DiffFlowNode } from "./diffFlow";
 import { valueText } from "./diffModel";
 
 const MARKS = { added: "+", removed: "−", changed: "~", unchanged: "" } as const;
