@@ -2,14 +2,14 @@
  * One open pipeline: the websocket to `/ws/pipelines/<id>/`, the document store
  * it feeds, and the other users' presence.
  *
- * The connection reconnects by itself (the server answers every join with a
- * snapshot, so nothing is replayed from here). While it is down the editor is
- * read-only: an edit made then could not reach the server in order.
+ * The connection (`api/socket.ts`) is opened again after a drop, and the
+ * server answers every join with a snapshot, so nothing is replayed from here.
+ * While it is down the editor is read-only: an edit made then could not reach
+ * the server in order.
  */
 
 import { createStore, type StoreApi } from "zustand/vanilla";
 
-import { refusalText } from "../api/closeCodes";
 import { storedToken } from "../api/http";
 import {
   type AccessChangedMessage,
@@ -24,6 +24,13 @@ import {
   type VersionSavedMessage,
 } from "../api/messages";
 import { parseServerMessage } from "../api/messages";
+import {
+  openWebSocket,
+  ReconnectingSocket,
+  socketUrl,
+  type Clock,
+  type SocketLike,
+} from "../api/socket";
 import { createDocumentStore, type DocumentStore } from "../store/document";
 
 export type ConnectionStatus =
@@ -51,29 +58,23 @@ export interface SessionState {
   readonly accessChanged: AccessChangedMessage | null;
 }
 
-const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000];
-
-export function socketUrl(pipelineId: number, token: string | null): string {
-  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-  const query = token === null ? "" : `?token=${encodeURIComponent(token)}`;
-  return `${scheme}://${window.location.host}/ws/pipelines/${pipelineId}/${query}`;
-}
-
 export class EditorSession {
   readonly document: StoreApi<DocumentStore>;
   readonly state: StoreApi<SessionState>;
-  private socket: WebSocket | null = null;
-  private retries = 0;
-  private retryTimer: number | null = null;
-  private closed = false;
+  private readonly socket: ReconnectingSocket;
 
-  constructor(readonly pipelineId: number) {
+  constructor(
+    readonly pipelineId: number,
+    open: (url: string) => SocketLike = openWebSocket,
+    clock: Clock = window,
+    url: () => string = () => socketUrl(`pipelines/${pipelineId}`, storedToken()),
+  ) {
     this.document = createDocumentStore({
       send: (edit, baseRevision, opId) => {
         this.send(editRequest(opId, baseRevision, edit));
       },
       resync: () => {
-        this.send(resyncRequest());
+        this.socket.resync();
       },
     });
     this.state = createStore<SessionState>()(() => ({
@@ -86,48 +87,31 @@ export class EditorSession {
       runStarted: null,
       accessChanged: null,
     }));
+    this.socket = new ReconnectingSocket({
+      url,
+      what: "pipeline",
+      purpose: "edit",
+      resyncRequest: encodeClientMessage(resyncRequest()),
+      onMessage: (text) => {
+        this.receive(text);
+      },
+      onRefused: (detail) => {
+        this.state.setState({ status: "refused", detail, others: {} });
+      },
+      onReconnecting: (detail) => {
+        this.state.setState({ status: "reconnecting", detail, others: {} });
+      },
+      open,
+      clock,
+    });
   }
 
   connect(): void {
-    this.closed = false;
-    const socket = new WebSocket(socketUrl(this.pipelineId, storedToken()));
-    this.socket = socket;
-    socket.onmessage = (event: MessageEvent<string>) => {
-      this.receive(event.data);
-    };
-    socket.onclose = (event) => {
-      if (this.socket !== socket) {
-        return;
-      }
-      this.socket = null;
-      if (this.closed) {
-        return;
-      }
-      const refusal = refusalText(event.code, "pipeline", "edit");
-      if (refusal !== null) {
-        this.state.setState({ status: "refused", detail: refusal, others: {} });
-        return;
-      }
-      const delay = RETRY_DELAYS_MS[Math.min(this.retries, RETRY_DELAYS_MS.length - 1)] ?? 4000;
-      this.retries += 1;
-      this.state.setState({
-        status: "reconnecting",
-        detail: "The connection to the server was lost; reconnecting…",
-        others: {},
-      });
-      this.retryTimer = window.setTimeout(() => {
-        this.connect();
-      }, delay);
-    };
+    this.socket.connect();
   }
 
   close(): void {
-    this.closed = true;
-    if (this.retryTimer !== null) {
-      window.clearTimeout(this.retryTimer);
-    }
-    this.socket?.close(1000);
-    this.socket = null;
+    this.socket.close();
   }
 
   /** Tell the others what this user has selected. */
@@ -136,22 +120,20 @@ export class EditorSession {
   }
 
   private send(message: ClientMessage): void {
-    if (this.socket?.readyState === WebSocket.OPEN) {
-      this.socket.send(encodeClientMessage(message));
-    }
+    this.socket.send(encodeClientMessage(message));
   }
 
   private receive(text: string): void {
     const parsed = parseServerMessage(text);
     if (!parsed.ok) {
       // A message this client cannot read: start over from a snapshot.
-      this.send(resyncRequest());
+      this.socket.resync();
       return;
     }
     const message = parsed.message;
     switch (message.type) {
       case "snapshot": {
-        this.retries = 0;
+        this.socket.synced();
         const others: Record<string, PresenceEntry> = {};
         for (const entry of message.presence) {
           if (entry.clientId !== message.you.clientId) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 
+import { RETRY_DELAYS_MS, type Clock, type SocketLike } from "../api/socket";
 import { runDetail, snapshot, update } from "../test-support/runs";
-import { RETRY_DELAYS_MS, RunWatcher, type Clock, type SocketLike } from "./runSocket";
+import { RunWatcher } from "./runSocket";
 
 class FakeSocket implements SocketLike {
   readyState = 1;

@@ -1,0 +1,166 @@
+/**
+ * The connection under both websockets, the co-editing one
+ * (`/ws/pipelines/<id>/`, `editor/session.ts`) and the run monitor's
+ * (`/ws/runs/<id>/`, `runs/runSocket.ts`); they differ in their messages only.
+ *
+ * The server answers every join with a snapshot, so nothing is replayed from
+ * here: a dropped connection is simply opened again after a growing delay
+ * (`RETRY_DELAYS_MS`), which starts over from the shortest once the owner has
+ * had its snapshot (`synced`). A close code by which the server refuses the
+ * socket (`closeCodes.ts`) ends it for good, as `close` does. When the owner
+ * has missed something (a gap in what arrived, a message it cannot read) it
+ * asks the server for a fresh snapshot (`resync`).
+ */
+
+import { refusalText } from "./closeCodes";
+
+export const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000] as const;
+
+/** What the socket needs of a WebSocket (a real one, or a test's). */
+export interface SocketLike {
+  readonly readyState: number;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number }) => void) | null;
+  send(text: string): void;
+  close(code?: number): void;
+}
+
+export interface Clock {
+  setTimeout(callback: () => void, ms: number): number;
+  clearTimeout(handle: number): void;
+}
+
+const OPEN = 1;
+/** A close this side asked for. */
+const NORMAL_CLOSURE = 1000;
+
+/** The URL of the socket at `/ws/<path>/` of this page's server, signed in with `token`. */
+export function socketUrl(path: string, token: string | null): string {
+  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+  const query = token === null ? "" : `?token=${encodeURIComponent(token)}`;
+  return `${scheme}://${window.location.host}/ws/${path}/${query}`;
+}
+
+/** A browser WebSocket behind the socket's narrow interface. */
+export function openWebSocket(url: string): SocketLike {
+  const socket = new WebSocket(url);
+  const like: SocketLike = {
+    get readyState() {
+      return socket.readyState;
+    },
+    onmessage: null,
+    onclose: null,
+    send: (text) => {
+      socket.send(text);
+    },
+    close: (code) => {
+      socket.close(code);
+    },
+  };
+  socket.onmessage = (event: MessageEvent<unknown>) => {
+    like.onmessage?.({ data: event.data });
+  };
+  socket.onclose = (event) => {
+    like.onclose?.({ code: event.code });
+  };
+  return like;
+}
+
+export interface ReconnectingSocketOptions {
+  /** The URL to open, asked again on every reconnect (the token may have changed). */
+  readonly url: () => string;
+  /** What is refused, and what for, in the words of `refusalText` ("pipeline", "edit"). */
+  readonly what: string;
+  readonly purpose: string;
+  /** The protocol's `resync` request, encoded. */
+  readonly resyncRequest: string;
+  /** A text message from the server, on the connection open now. */
+  readonly onMessage: (text: string) => void;
+  /** The server refused the socket, at once or later: it is not opened again. */
+  readonly onRefused: (detail: string) => void;
+  /** The connection dropped and is opened again after a delay. */
+  readonly onReconnecting: (detail: string) => void;
+  /** Whether a dropped connection is worth opening again; without it, always. */
+  readonly reconnects?: () => boolean;
+  readonly open?: (url: string) => SocketLike;
+  readonly clock?: Clock;
+}
+
+export class ReconnectingSocket {
+  private socket: SocketLike | null = null;
+  private retries = 0;
+  private retryTimer: number | null = null;
+  private closed = false;
+
+  constructor(private readonly options: ReconnectingSocketOptions) {}
+
+  connect(): void {
+    this.closed = false;
+    const socket = (this.options.open ?? openWebSocket)(this.options.url());
+    this.socket = socket;
+    socket.onmessage = (event) => {
+      if (this.socket === socket && typeof event.data === "string") {
+        this.options.onMessage(event.data);
+      }
+    };
+    socket.onclose = (event) => {
+      if (this.socket !== socket) {
+        return;
+      }
+      this.socket = null;
+      if (!this.closed) {
+        this.dropped(event.code);
+      }
+    };
+  }
+
+  /** Stop: close the connection and open none again. */
+  close(): void {
+    this.closed = true;
+    if (this.retryTimer !== null) {
+      this.clock().clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    this.socket?.close(NORMAL_CLOSURE);
+    this.socket = null;
+  }
+
+  /** Send `text` if the connection is open; while it is down, nothing is sent. */
+  send(text: string): void {
+    if (this.socket?.readyState === OPEN) {
+      this.socket.send(text);
+    }
+  }
+
+  /** Ask the server for a fresh snapshot. */
+  resync(): void {
+    this.send(this.options.resyncRequest);
+  }
+
+  /** The owner has its snapshot: the connection works, so the next drop retries soon. */
+  synced(): void {
+    this.retries = 0;
+  }
+
+  private dropped(code: number): void {
+    const refusal = refusalText(code, this.options.what, this.options.purpose);
+    if (refusal !== null) {
+      this.options.onRefused(refusal);
+      return;
+    }
+    if (this.options.reconnects !== undefined && !this.options.reconnects()) {
+      return;
+    }
+    const delay = RETRY_DELAYS_MS[Math.min(this.retries, RETRY_DELAYS_MS.length - 1)] ?? 4000;
+    this.retries += 1;
+    this.options.onReconnecting("The connection to the server was lost; reconnecting…");
+    this.retryTimer = this.clock().setTimeout(() => {
+      this.retryTimer = null;
+      this.connect();
+    }, delay);
+  }
+
+  private clock(): Clock {
+    return this.options.clock ?? window;
+  }
+}
