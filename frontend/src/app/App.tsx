@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect } from "react";
 
 import { HomePage } from "../pages/HomePage";
 import { SignInPage } from "../pages/SignInPage";
-import { useAccount } from "./account";
+import { useAccount } from "../store/account";
 import { navigate, useRoute } from "./router";
 
 // The canvas library and elkjs load only with the pages that draw graphs.

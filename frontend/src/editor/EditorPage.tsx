@@ -1,16 +1,16 @@
 import { ReactFlowProvider } from "@xyflow/react";
 import { useEffect, useMemo, useState } from "react";
-import { useStore } from "zustand";
 
 import { navigate } from "../app/router";
 import { ApiError } from "../api/http";
 import * as api from "../api/resources";
+import { useStore } from "../store/hooks";
+import { createSelectionStore } from "../store/selection";
 import { EditorContext, type EditorContextValue } from "./context";
 import { EditorTopBar } from "./EditorTopBar";
 import { EditorViews } from "./EditorViews";
 import { Notices, useNotices } from "./notices";
 import { Palette } from "./Palette";
-import { createSelectionStore } from "./selection";
 import { EditorSession } from "./session";
 import { ShortcutHelp } from "./ShortcutHelp";
 import { SidePanel } from "./SidePanel";

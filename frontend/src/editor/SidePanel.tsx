@@ -1,8 +1,8 @@
 import { useState } from "react";
-import { useStore } from "zustand";
 
 import { navigate } from "../app/router";
 import { RunsPanel } from "../runs/RunsPanel";
+import { useStore } from "../store/hooks";
 import { VersionsPanel } from "../versions/VersionsPanel";
 import { useDocumentStore, useEditor } from "./context";
 import { Inspector } from "./Inspector";

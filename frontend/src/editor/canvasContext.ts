@@ -6,12 +6,12 @@ import {
   useState,
   useSyncExternalStore,
 } from "react";
-import type { StoreApi } from "zustand";
 
 import type { OperatorSpec } from "../api/resources";
+import type { StoreApi } from "../store/hooks";
+import type { SelectionStore } from "../store/selection";
 import type { ChainView, EdgeView, OperatorView } from "./canvasModel";
 import { CanvasStore, type CanvasSources } from "./canvasStore";
-import type { SelectionStore } from "./selection";
 import type { EditorSession } from "./session";
 
 export const CanvasContext = createContext<CanvasStore | null>(null);

@@ -1,10 +1,11 @@
 import { createContext, useContext } from "react";
-import { useStore, type StoreApi } from "zustand";
 
 import type { Catalog } from "../api/resources";
 import type { DocumentStore } from "../store/document";
-import type { SelectionStore } from "./selection";
-import type { EditorSession, SessionState } from "./session";
+import { useStore, type StoreApi } from "../store/hooks";
+import type { SelectionStore } from "../store/selection";
+import type { SessionState } from "../store/session";
+import type { EditorSession } from "./session";
 
 /** What every part of the open editor shares. */
 export interface EditorContextValue {

@@ -8,20 +8,15 @@
  * the server in order.
  */
 
-import { createStore, type StoreApi } from "zustand/vanilla";
-
 import { storedToken } from "../api/http";
 import {
-  type AccessChangedMessage,
   editRequest,
   encodeClientMessage,
   presenceRequest,
   resyncRequest,
   type ClientMessage,
   type PresenceEntry,
-  type RunStartedMessage,
   type Selection,
-  type VersionSavedMessage,
 } from "../api/messages";
 import { parseServerMessage } from "../api/messages";
 import {
@@ -32,31 +27,8 @@ import {
   type SocketLike,
 } from "../api/socket";
 import { createDocumentStore, type DocumentStore } from "../store/document";
-
-export type ConnectionStatus =
-  | "connecting"
-  | "open"
-  | "reconnecting"
-  /** The server refused us, at once or later (`api/closeCodes`). */
-  | "refused";
-
-export interface SessionState {
-  readonly status: ConnectionStatus;
-  /** Why the connection is down or was refused, in words. */
-  readonly detail: string | null;
-  /** This connection as the server sees it (user, role), from the snapshot. */
-  readonly you: PresenceEntry | null;
-  /** Everyone else on the pipeline, by clientId. */
-  readonly others: Readonly<Record<string, PresenceEntry>>;
-  /** The last message-level error the server sent (a malformed request). */
-  readonly serverError: string | null;
-  /** The last version anyone saved while this session was open. */
-  readonly versionSaved: VersionSavedMessage | null;
-  /** The last run anyone started while this session was open. */
-  readonly runStarted: RunStartedMessage | null;
-  /** The last change of this user's role while this session was open. */
-  readonly accessChanged: AccessChangedMessage | null;
-}
+import type { StoreApi } from "../store/hooks";
+import { createSessionStore, type SessionState } from "../store/session";
 
 export class EditorSession {
   readonly document: StoreApi<DocumentStore>;
@@ -77,16 +49,7 @@ export class EditorSession {
         this.socket.resync();
       },
     });
-    this.state = createStore<SessionState>()(() => ({
-      status: "connecting",
-      detail: null,
-      you: null,
-      others: {},
-      serverError: null,
-      versionSaved: null,
-      runStarted: null,
-      accessChanged: null,
-    }));
+    this.state = createSessionStore();
     this.socket = new ReconnectingSocket({
       url,
       what: "pipeline",

@@ -1,11 +1,11 @@
 import { useReactFlow } from "@xyflow/react";
 import { useRef, useState } from "react";
-import type { StoreApi } from "zustand";
 
+import type { StoreApi } from "../store/hooks";
+import type { SelectionStore } from "../store/selection";
 import { allEdgeIds, copySelection, deleteEdits, pasteEdits, type Clipboard } from "./commands";
 import { layoutEdits } from "./layout";
 import type { Notify } from "./notices";
-import type { SelectionStore } from "./selection";
 import type { EditorSession } from "./session";
 import type { ShortcutHandlers } from "./useShortcuts";
 

@@ -1,11 +1,11 @@
 import { useEffect } from "react";
-import { useStore, type StoreApi } from "zustand";
 
 import { edgeKeyOf } from "../graph/canvas";
 import type { StreamGraphDocument } from "../graph/streamgraph";
+import { useStore, type StoreApi } from "../store/hooks";
+import type { SelectionStore } from "../store/selection";
 import { allEdgeIds } from "./commands";
 import type { Notify } from "./notices";
-import type { SelectionStore } from "./selection";
 import type { EditorSession } from "./session";
 
 /** Presence goes out at most this often while the selection changes. */

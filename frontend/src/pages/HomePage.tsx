@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 
-import { useAccount } from "../app/account";
 import { navigate } from "../app/router";
 import { ApiError } from "../api/http";
 import * as api from "../api/resources";
+import { useAccount } from "../store/account";
 import { colourOf, initialOf } from "../ui/avatar";
 import { downloadText, fileStem } from "./download";
 

@@ -1,8 +1,8 @@
 import { useState } from "react";
 
-import { useAccount } from "../app/account";
 import { navigate } from "../app/router";
 import { ApiError } from "../api/http";
+import { useAccount } from "../store/account";
 
 /** Sign in, or create an account (which comes with a workspace of its own). */
 export function SignInPage() {

@@ -1,9 +1,9 @@
 import { useState } from "react";
-import { useShallow } from "zustand/react/shallow";
 
 import { ApiError } from "../api/http";
 import { cancelRun, DEFAULT_CLUSTER, isActive, startRun, type RunInfo } from "../api/runs";
 import { navigate } from "../app/router";
+import { useShallow } from "../store/hooks";
 import { receiveDetail } from "../store/run";
 import { errorText } from "../ui/useResource";
 import { useNow, useRun, useRunPage } from "./context";

@@ -1,8 +1,8 @@
 import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
-import { useShallow } from "zustand/react/shallow";
 
 import { NodeChrome } from "../canvas/NodeChrome";
+import { useShallow } from "../store/hooks";
 import { subtasksOf } from "../store/run";
 import { useRun } from "./context";
 import type { RunOperatorFlowNode } from "./runFlow";

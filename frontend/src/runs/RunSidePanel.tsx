@@ -1,5 +1,5 @@
+import type { SideTab } from "../store/runView";
 import { useRun, useRunPage, useRunView } from "./context";
-import type { SideTab } from "./context";
 import { Exceptions } from "./Exceptions";
 import { failedAttempts } from "./outcomes";
 import { SinkOutputs } from "./SinkOutputs";

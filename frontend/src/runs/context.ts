@@ -1,48 +1,17 @@
 /**
  * What every part of the run page shares: the watched run's store, the plan's
  * facts, and the page's own view state (which vertex is selected, which tab
- * is open) in a small store of its own so choosing a vertex never touches the
- * run's data.
+ * is open; `store/runView.ts`).
  */
 
 import { createContext, useContext, useEffect, useState } from "react";
-import { useStore } from "zustand";
-import { createStore, type StoreApi } from "zustand/vanilla";
 
 import { isActive } from "../api/runs";
 import type { StreamGraphDocument } from "../graph/streamgraph";
+import { useStore, type StoreApi } from "../store/hooks";
 import type { RunStore, RunWatchState } from "../store/run";
+import type { RunViewState } from "../store/runView";
 import type { VertexFacts } from "./planFacts";
-
-export type SideTab = "subtasks" | "output" | "exceptions";
-
-export interface RunViewState {
-  /** The JobVertexID shown in the side panel; null: the page picks one. */
-  readonly vertex: string | null;
-  readonly tab: SideTab;
-  /** Bumped to bring a vertex into view on the canvas. */
-  readonly focusSerial: number;
-  readonly selectVertex: (vertex: string, options?: { readonly focus?: boolean }) => void;
-  readonly setTab: (tab: SideTab) => void;
-}
-
-export function createRunViewStore(): StoreApi<RunViewState> {
-  return createStore<RunViewState>()((set, get) => ({
-    vertex: null,
-    tab: "subtasks",
-    focusSerial: 0,
-    selectVertex: (vertex, options = {}) => {
-      set({
-        vertex,
-        tab: "subtasks",
-        focusSerial: get().focusSerial + (options.focus === true ? 1 : 0),
-      });
-    },
-    setTab: (tab) => {
-      set({ tab });
-    },
-  }));
-}
 
 export interface RunPageContextValue {
   readonly run: RunStore;
