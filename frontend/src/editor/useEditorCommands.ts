@@ -1,6 +1,7 @@
 import { useReactFlow } from "@xyflow/react";
 import { useRef, useState } from "react";
 
+import { FIT_VIEW } from "../canvas/flowSettings";
 import type { StoreApi } from "../store/hooks";
 import type { SelectionStore } from "../store/selection";
 import { allEdgeIds, copySelection, deleteEdits, pasteEdits, type Clipboard } from "./commands";
@@ -9,7 +10,8 @@ import type { Notify } from "./notices";
 import type { EditorSession } from "./session";
 import type { ShortcutHandlers } from "./useShortcuts";
 
-const FIT = { padding: 0.15, duration: 300, maxZoom: 1.1 } as const;
+/** "Fit view" and a finished layout fit the pipeline as it opens, smoothly. */
+const FIT = { ...FIT_VIEW, duration: 300 };
 
 /** A paste lands this far from what was copied, so copies do not hide each other. */
 const PASTE_OFFSET = 40;
