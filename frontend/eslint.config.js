@@ -5,6 +5,25 @@ import { defineConfig } from "eslint/config";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
+/** zustand is store/'s own: the rest of the app reads the stores through store/hooks.ts. */
+const ZUSTAND = {
+  group: ["zustand", "zustand/*"],
+  message: "Only store/ uses zustand: import from store/hooks.ts or a store module.",
+};
+
+/** What graph/ never imports: it converts documents, edits and plans without any UI. */
+const UI_PACKAGES = {
+  group: ["react", "react/*", "react-dom", "react-dom/*", "@xyflow/*", "zustand", "zustand/*"],
+  message: "graph/ is pure TypeScript: no React, React Flow or zustand.",
+};
+
+const GRAPH_OUTSIDE = "graph/ imports only its own modules, so anything may use it.";
+
+/** The ESLint setting that forbids these import patterns (later settings replace earlier). */
+function restrictImports(...patterns) {
+  return { "no-restricted-imports": ["error", { patterns }] };
+}
+
 export default defineConfig(
   { ignores: ["dist/"] },
   js.configs.recommended,
@@ -28,6 +47,32 @@ export default defineConfig(
         { checksVoidReturn: { attributes: false } },
       ],
     },
+  },
+  {
+    files: ["src/**/*.{ts,tsx}"],
+    ignores: ["src/store/**"],
+    rules: restrictImports(ZUSTAND),
+  },
+  {
+    // The canvas is shared by the editor, the diff and the run page: it knows none of them.
+    files: ["src/canvas/**"],
+    rules: restrictImports(ZUSTAND, {
+      regex: "^\\.\\./(app|editor|pages|plan|runs|store|versions)(/|$)",
+      message: "canvas/ serves every page: it imports no page's folder and no store.",
+    }),
+  },
+  {
+    files: ["src/graph/**"],
+    ignores: ["src/graph/**/*.test.ts"],
+    rules: restrictImports(UI_PACKAGES, { regex: "^\\.\\./", message: GRAPH_OUTSIDE }),
+  },
+  {
+    // Its tests build their data with the shared builders.
+    files: ["src/graph/**/*.test.ts"],
+    rules: restrictImports(UI_PACKAGES, {
+      regex: "^\\.\\./(?!test-support/)",
+      message: GRAPH_OUTSIDE,
+    }),
   },
   {
     // Tool configuration outside `src`, which the type-aware rules do not cover.
