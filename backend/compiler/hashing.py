@@ -60,11 +60,6 @@ def hash_uid(uid: str) -> Hash128:
     return murmur3_128(encode_java_utf8(uid))
 
 
-def mix_input(own: int, other: int) -> int:
-    """`hash[j] = (byte) (hash[j] * 37 ^ other[j])` for all 16 bytes."""
-    return int.from_bytes(own.to_bytes(16, "big").translate(_TIMES_37), "big") ^ other
-
-
 def traverse_and_hash(
     graph: StreamGraph, chainable: list[bool], chained_outputs: dict[NodeId, int] | None = None
 ) -> dict[NodeId, Hash128]:

@@ -52,11 +52,6 @@ def java_hash_and_length(text: str) -> tuple[int, int]:
     return sum(map(mul, reversed(units), _POWERS)) & _MASK32, len(units)
 
 
-def java_concat_hash(left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
-    """Hash and length of `left + right` from those of the parts."""
-    return (left[0] * _power(right[1]) + right[0]) & _MASK32, left[1] + right[1]
-
-
 def java_string_hash(text: str) -> int:
     """`String.hashCode()`: `31*h + c` over UTF-16 code units, Java int overflow."""
     return to_int32(java_hash_and_length(text)[0])
