@@ -1,4 +1,4 @@
-"""The compiler as an ordered list of passes, each timed on request.
+"""The compiler as an ordered list of passes (`PIPELINE`), folded over one `Compilation`.
 
     read      streamgraph/v1 -> StreamGraph + diagnostics   (compiler.document)
     chainable isChainable of every edge                     (compiler.chainability)
@@ -8,7 +8,7 @@
     execution parallelism, partitions, key groups           (compiler.execution)
 
 A document with errors stops after the pass that found them; the result then
-carries the diagnostics and no later products.
+carries the diagnostics and no later products. Every pass is timed (`timings_ms`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ from compiler.hashing import traverse_and_hash, user_hashes
 from compiler.jobgraph import JobGraph, build_job_graph
 from compiler.model import Hash128, NodeId, StreamGraph
 
-PASSES = ("read", "chainable", "hashing", "chaining", "jobgraph", "execution")
-
 _T = TypeVar("_T")
 
 
@@ -40,6 +38,8 @@ class Compilation:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     graph: StreamGraph | None = None
     chainable: list[bool] = field(default_factory=list)
+    chained_outputs: dict[NodeId, int] = field(default_factory=dict)
+    """How many out-edges of each node chain (what the hashing pass needs of chaining)."""
     hashes: dict[NodeId, Hash128] = field(default_factory=dict)
     user_hashes: dict[NodeId, Hash128 | None] = field(default_factory=dict)
     chains: ChainPlan | None = None
@@ -52,48 +52,89 @@ class Compilation:
         return self.execution is not None and not has_errors(self.diagnostics)
 
 
-def compile_document(document: object, *, until: str = "execution") -> Compilation:
-    """Run the passes over a parsed `streamgraph/v1` document, up to and including `until`."""
-    result = Compilation()
-    last = PASSES.index(until)
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """One pass: it reads the products of the passes before it from the compilation and
+    adds its own. `run` answers False when what it found stops the passes after it."""
 
-    def timed(name: str, run: Callable[[], _T]) -> _T:
-        start = time.perf_counter()
-        value = run()
-        result.timings_ms[name] = (time.perf_counter() - start) * 1000.0
-        return value
+    name: str
+    run: Callable[[object, Compilation], bool]
 
-    graph, diagnostics = timed("read", lambda: read_document(document))
+
+def _read(document: object, result: Compilation) -> bool:
+    result.graph, diagnostics = read_document(document)
     result.diagnostics.extend(diagnostics)
-    if graph is None:
-        return result
-    result.graph = graph
-    chainable, chained_outputs = timed("chainable", lambda: chainability(graph))
-    result.chainable = chainable
-    if last < 2:
-        return result
+    return result.graph is not None
 
-    def hash_all() -> tuple[dict[NodeId, Hash128], dict[NodeId, Hash128 | None]]:
-        return traverse_and_hash(graph, chainable, chained_outputs), user_hashes(graph)
 
-    result.hashes, result.user_hashes = timed("hashing", hash_all)
-    if last < 3:
-        return result
-    result.chains = plan = timed("chaining", lambda: build_chains(graph, chainable))
-    if last < 4:
-        return result
-    job_graph, diagnostics = timed(
-        "jobgraph",
-        lambda: build_job_graph(graph, plan, result.hashes, result.user_hashes, chainable),
+def _chainable(document: object, result: Compilation) -> bool:
+    result.chainable, result.chained_outputs = chainability(_product(result.graph))
+    return True
+
+
+def _hashing(document: object, result: Compilation) -> bool:
+    graph = _product(result.graph)
+    result.hashes = traverse_and_hash(graph, result.chainable, result.chained_outputs)
+    result.user_hashes = user_hashes(graph)
+    return True
+
+
+def _chaining(document: object, result: Compilation) -> bool:
+    result.chains = build_chains(_product(result.graph), result.chainable)
+    return True
+
+
+def _jobgraph(document: object, result: Compilation) -> bool:
+    result.job_graph, diagnostics = build_job_graph(
+        _product(result.graph),
+        _product(result.chains),
+        result.hashes,
+        result.user_hashes,
+        result.chainable,
     )
     result.diagnostics.extend(diagnostics)
-    result.job_graph = job_graph
-    if has_errors(diagnostics) or last < 5:
-        return result
-    execution, diagnostics = timed("execution", lambda: build_execution_graph(job_graph))
+    return not has_errors(diagnostics)
+
+
+def _execution(document: object, result: Compilation) -> bool:
+    execution, diagnostics = build_execution_graph(_product(result.job_graph))
     result.diagnostics.extend(diagnostics)
-    if not has_errors(diagnostics):
-        result.execution = execution
+    if has_errors(diagnostics):
+        return False
+    result.execution = execution
+    return True
+
+
+def _product(value: _T | None) -> _T:
+    """A product of an earlier pass, which ran: the passes stop before one that failed."""
+    assert value is not None
+    return value
+
+
+PIPELINE: tuple[Pass, ...] = (
+    Pass("read", _read),
+    Pass("chainable", _chainable),
+    Pass("hashing", _hashing),
+    Pass("chaining", _chaining),
+    Pass("jobgraph", _jobgraph),
+    Pass("execution", _execution),
+)
+"""The passes in the order they run: adding a pass is adding an entry."""
+
+PASSES = tuple(step.name for step in PIPELINE)
+
+
+def compile_document(document: object, *, until: str = "execution") -> Compilation:
+    """Run the passes over a parsed `streamgraph/v1` document, up to and including `until`."""
+    if until not in PASSES:
+        raise ValueError(f"there is no pass {until!r}; the passes are {', '.join(PASSES)}")
+    result = Compilation()
+    for step in PIPELINE:
+        start = time.perf_counter()
+        go_on = step.run(document, result)
+        result.timings_ms[step.name] = (time.perf_counter() - start) * 1000.0
+        if not go_on or step.name == until:
+            break
     return result
 
 
