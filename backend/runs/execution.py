@@ -45,7 +45,8 @@ from runs.services import document_for_run
 from runtime.clusters import ClusterProfile, limit_problems, max_attempts
 from runtime.events import RunOutcome, RunResult, SubtaskEvent, run_channel
 from runtime.monitoring import NO_CHANGES, Changes, RunMonitor
-from runtime.plan import Fault, RunOptions, RunPlan, RunPlanError, build_run_plan
+from runtime.plan import Fault, RunPlan
+from runtime.planner import RunOptions, RunPlanError, build_run_plan
 
 if TYPE_CHECKING:
     pass

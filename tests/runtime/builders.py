@@ -129,7 +129,7 @@ def run(
     """Compile, plan and run a document locally: (RunResult, published events)."""
     from compiler.pipeline import compile_document
     from runtime.local import run_locally
-    from runtime.plan import RunOptions, build_run_plan
+    from runtime.planner import RunOptions, build_run_plan
 
     compilation = compile_document(document)
     options = RunOptions(data_dir=str(data_dir), preview_size=preview, seed=seed, faults=faults)

@@ -10,7 +10,8 @@ import pytest
 
 from compiler.pipeline import compile_document
 from runtime.operators import OperatorError
-from runtime.plan import RunOptions, RunPlan, build_run_plan
+from runtime.plan import RunPlan
+from runtime.planner import RunOptions, build_run_plan
 from tests.runtime.builders import Doc, run, sink_records
 
 

@@ -15,7 +15,8 @@ from compiler.pipeline import compile_document
 from runtime.catalog import runnability
 from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
 from runtime.local import run_locally
-from runtime.plan import Fault, RunOptions, build_run_plan
+from runtime.plan import Fault
+from runtime.planner import RunOptions, build_run_plan
 from tests.runtime.builders import Doc, run, sink_records
 
 FIXTURES = sorted(

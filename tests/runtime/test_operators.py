@@ -11,7 +11,7 @@ import pytest
 from compiler.keygroups import assign_key_to_parallel_operator, assign_to_key_group
 from compiler.pipeline import compile_document
 from runtime.local import run_locally
-from runtime.plan import RunOptions, build_run_plan
+from runtime.planner import RunOptions, build_run_plan
 from tests.runtime.builders import Doc, run, sink_by_subtask, sink_records
 
 

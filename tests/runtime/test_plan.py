@@ -10,7 +10,8 @@ import pytest
 
 from compiler.hashing import to_hex
 from compiler.pipeline import compile_document
-from runtime.plan import RunOptions, RunPlan, RunPlanError, build_run_plan
+from runtime.plan import RunPlan
+from runtime.planner import RunOptions, RunPlanError, build_run_plan
 from tests.runtime.builders import Doc, run, sink_records
 
 

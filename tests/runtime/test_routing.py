@@ -17,7 +17,8 @@ from compiler.keygroups import (
     key_group_range,
 )
 from compiler.pipeline import compile_document
-from runtime.plan import RunOptions, RunPlan, build_run_plan
+from runtime.plan import RunPlan
+from runtime.planner import RunOptions, build_run_plan
 from runtime.routing import RoutingError
 from tests.runtime.builders import Doc
 

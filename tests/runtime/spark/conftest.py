@@ -22,7 +22,8 @@ from compiler.pipeline import compile_document
 from runtime.events import ExecutionState, RunResult, SubtaskEvent, run_channel
 from runtime.local import run_locally
 from runtime.monitoring import MonitoredVertex, RunMonitor
-from runtime.plan import RunOptions, RunPlan, build_run_plan
+from runtime.plan import RunPlan
+from runtime.planner import RunOptions, build_run_plan
 from runtime.spark.executor import run_on_spark
 from runtime.spark.session import Session, SparkSettings, get_session, stop_session
 
