@@ -42,8 +42,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from runtime.catalog import CATALOG, KEY_VARIABLES, ParamType
 from runtime.events import SinkOutput
@@ -51,10 +50,8 @@ from runtime.expressions import compile_expression, expression_namespace
 from runtime.operators import CODE, OperatorError
 from runtime.operators.keyed import MISSING
 from runtime.operators.sinks import Sink
+from runtime.plan import ChainCode, Fault, NodePlan, VertexPlan
 from runtime.routing import NULL_BYTE_KEY, KeyRouter, RoutingError
-
-if TYPE_CHECKING:
-    from runtime.plan import Fault, NodePlan, VertexPlan
 
 OUTPUTS = ("plain", "routed", "batched")
 """Output shapes of a chain (`SubtaskRun.execute`)."""
@@ -444,14 +441,6 @@ class _Writer:
         return "\n".join(text for text, _ in lines) + "\n", tuple(node for _, node in lines)
 
 
-@dataclass(frozen=True, slots=True)
-class ChainCode:
-    source: str
-    """The generated module: it defines `_chain(_records, _ctx)`."""
-    lines: tuple[int, ...]
-    """Per line of `source`: the node it runs (0: none; -1 - p: output p)."""
-
-
 VARIANTS = tuple(f"{inputs}>{output}" for inputs in ("records", "batches") for output in OUTPUTS)
 """Every chain a vertex gets: input shape > output shape."""
 
@@ -502,7 +491,11 @@ class SubtaskRun:
     sinks received.
     """
 
-    def __init__(self, vertex: VertexPlan, subtask: int, attempt: int) -> None:
+    def __init__(self, vertex: VertexPlan, subtask: int, attempt: int = 0) -> None:
+        if not 0 <= subtask < vertex.parallelism:
+            raise ValueError(
+                f"{vertex.name} has subtasks 0..{vertex.parallelism - 1}, not {subtask}"
+            )
         self.vertex = vertex
         self.vertex_id = vertex.id
         self.subtask = subtask

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from runtime.chains import SubtaskRun
 from runtime.events import ExecutionState, RunOutcome, RunResult, SinkOutput, SubtaskEvent
 from runtime.plan import RunPlan, VertexPlan
 
@@ -129,7 +130,7 @@ class _LocalRun:
                 self.publish(vertex, subtask, attempt, state, source="driver")
             run = None
             try:
-                run = vertex.open(subtask, attempt)
+                run = SubtaskRun(vertex, subtask, attempt)
                 self.publish(vertex, subtask, attempt, ExecutionState.RUNNING)
                 inbox = self.inboxes[vertex.id][subtask]
                 records = [

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.catalog import CATALOG
-from runtime.chains import ChainCode, SubtaskRun
 from runtime.routing import Router
 
 MIN_PREVIEW_CHARS = 2_000
@@ -39,6 +38,14 @@ class Fault:
     vertex: str | None = None
     node: int | None = None
     after_records: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ChainCode:
+    source: str
+    """The generated module: it defines `_chain(_records, _ctx)`."""
+    lines: tuple[int, ...]
+    """Per line of `source`: the node it runs (0: none; -1 - p: output p)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,12 +169,6 @@ class VertexPlan:
     def subtask_name(self, subtask: int) -> str:
         """Flink's `Name (i/p)`."""
         return f"{self.name} ({subtask + 1}/{self.parallelism})"
-
-    def open(self, subtask: int, attempt: int = 0) -> SubtaskRun:
-        """What subtask `subtask` of this vertex runs in attempt `attempt`."""
-        if not 0 <= subtask < self.parallelism:
-            raise ValueError(f"{self.name} has subtasks 0..{self.parallelism - 1}, not {subtask}")
-        return SubtaskRun(self, subtask, attempt)
 
 
 @dataclass(frozen=True, slots=True)

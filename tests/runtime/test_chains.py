@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from compiler.pipeline import compile_document
+from runtime.chains import SubtaskRun
 from runtime.operators import OperatorError
 from runtime.plan import RunPlan
 from runtime.planner import RunOptions, build_run_plan
@@ -116,7 +117,7 @@ def test_counts_are_published_while_running():
         .build()
     )
     vertex = plan(doc).vertices[1]
-    running = vertex.open(0)
+    running = SubtaskRun(vertex, 0)
     outputs = running.run((0, n) for n in range(5000))
     assert running.records_in == 0
     for _ in range(3000):
@@ -141,9 +142,9 @@ def test_batched_input_gives_the_same_results_as_records(tmp_path: Path):
     )
     vertex = plan(doc, tmp_path).vertices[1]
     records = [(0, n) for n in range(1, 3001)]
-    one = vertex.open(0)
+    one = SubtaskRun(vertex, 0)
     list(one.run(records))
-    batched = vertex.open(0)
+    batched = SubtaskRun(vertex, 0)
     list(
         batched.execute(
             [(0, [r for _, r in records[:1000]]), (0, [r for _, r in records[1000:]])],
@@ -201,7 +202,7 @@ def test_errors_deep_inside_nested_functions_are_named_too(tmp_path: Path):
     assert "def _f0" in plan(doc).vertices[0].code
     vertex = plan(doc).vertices[0]
     with pytest.raises(OperatorError, match=r"Map \(node 40\): ZeroDivisionError"):
-        list(vertex.open(0).run(()))
+        list(SubtaskRun(vertex, 0).run(()))
 
 
 def test_plans_pickle_and_run_the_same_where_they_land(tmp_path: Path):
@@ -224,11 +225,11 @@ def test_plans_pickle_and_run_the_same_where_they_land(tmp_path: Path):
         source, consumer = run_plan.vertices
         inbox: dict[int, list[Any]] = {0: [], 1: []}
         for subtask in range(2):
-            for target, item in source.open(subtask).run_routed(()):
+            for target, item in SubtaskRun(source, subtask).run_routed(()):
                 inbox[target].append(item)
         result = []
         for subtask in range(2):
-            running = consumer.open(subtask)
+            running = SubtaskRun(consumer, subtask)
             list(running.run(inbox[subtask]))
             result += running.sink_outputs()
         return result

@@ -13,6 +13,7 @@ import pytest
 from compiler.diagnostics import Severity
 from compiler.pipeline import compile_document
 from runtime.catalog import runnability
+from runtime.chains import SubtaskRun
 from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
 from runtime.local import run_locally
 from runtime.plan import Fault
@@ -152,7 +153,7 @@ def _run_shaped(document: dict[str, Any], data_dir: Path, *, batched: bool) -> l
     for vertex in plan.vertices:
         for subtask in range(vertex.parallelism):
             received = sorted(inbox.pop((vertex.id, subtask), []), key=lambda item: item[:2])
-            running = vertex.open(subtask)
+            running = SubtaskRun(vertex, subtask)
             if batched:
                 inputs = [(position, batch) for position, _, batch in received]
                 outputs = running.execute(inputs, batched_input=True, output="batched")

@@ -17,6 +17,7 @@ from compiler.keygroups import (
     key_group_range,
 )
 from compiler.pipeline import compile_document
+from runtime.chains import SubtaskRun
 from runtime.plan import RunPlan
 from runtime.planner import RunOptions, build_run_plan
 from runtime.routing import RoutingError
@@ -213,7 +214,7 @@ def test_routed_and_batched_chains_place_records_like_the_routers(tmp_path: Path
     source = plan.vertices[0]
     assert len(source.outputs) == len(PARTITIONERS)
     for subtask in range(source.parallelism):
-        plain = list(source.open(subtask).run(()))
+        plain = list(SubtaskRun(source, subtask).run(()))
         expected = []
         for output in source.outputs:
             records = [record for position, record in plain if position == output.position]
@@ -221,7 +222,7 @@ def test_routed_and_batched_chains_place_records_like_the_routers(tmp_path: Path
                 (output.position, (target, (output.consumer_input, record)))
                 for target, record in output.router.route(subtask, records)
             ]
-        routed = list(source.open(subtask).run_routed(()))
+        routed = list(SubtaskRun(source, subtask).run_routed(()))
         assert sorted(routed) == sorted(expected)
         for position in range(len(PARTITIONERS)):  # same order per output and target
             assert [r for r in routed if r[0] == position] == [
@@ -229,7 +230,7 @@ def test_routed_and_batched_chains_place_records_like_the_routers(tmp_path: Path
             ]
         batched = [
             (position, (target, (consumer_input, record)))
-            for position, (target, (consumer_input, batch)) in source.open(subtask).execute(
+            for position, (target, (consumer_input, batch)) in SubtaskRun(source, subtask).execute(
                 (), output="batched"
             )
             for record in batch
@@ -239,7 +240,7 @@ def test_routed_and_batched_chains_place_records_like_the_routers(tmp_path: Path
 
 def test_a_single_output_is_routed_without_its_position(tmp_path: Path):
     plan = plan_of("HASH", 1, 3, key="x % 5")
-    routed = list(plan.vertices[0].open(0).run_routed(()))
+    routed = list(SubtaskRun(plan.vertices[0], 0).run_routed(()))
     assert routed[0] == (assign_key_to_parallel_operator(1, 128, 3), (0, 1))
-    batches = list(plan.vertices[0].open(0).execute((), output="batched"))
+    batches = list(SubtaskRun(plan.vertices[0], 0).execute((), output="batched"))
     assert sum(len(batch) for _, (_, batch) in batches) == 100

@@ -18,7 +18,6 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from runtime.chains import SubtaskRun
     from runtime.plan import NodePlan
 
 
@@ -65,10 +64,26 @@ class Gen(Protocol):
         """Send the record in `var` to the node's outputs (those with side output `tag`)."""
 
 
+class SubtaskContext(Protocol):
+    """What an operator's runtime object may know of the subtask it runs in
+    (`runtime.chains.SubtaskRun` is one): operators never see the chain runner itself."""
+
+    vertex_id: str
+    subtask: int
+    attempt: int
+    parallelism: int
+    data_dir: str
+    """The run's data folder, which source and sink paths are relative to."""
+    preview_size: int
+    """Records each sink subtask keeps as text for the run's preview."""
+    preview_chars: int
+    """Characters of preview each sink subtask keeps."""
+
+
 class OperatorCode:
     """The code and runtime object of one operator kind; defaults do nothing."""
 
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
         """The runtime object of this node in one subtask (None: the node needs none)."""
         return None
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from runtime.operators.base import Gen, OperatorCode, emit_unless_none
+from runtime.operators.base import Gen, OperatorCode, SubtaskContext, emit_unless_none
 
 if TYPE_CHECKING:
-    from runtime.chains import SubtaskRun
     from runtime.plan import NodePlan
 
 MISSING: Any = object()
@@ -94,7 +93,7 @@ class Fields(Reduce):
     def __init__(self, kind: str) -> None:
         self.kind = kind
 
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
         return FieldAggregator(self.kind, node.params.get("field"))
 
     def record(

@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from runtime.events import SinkOutput
-from runtime.operators.base import Gen, OperatorCode
+from runtime.operators.base import Gen, OperatorCode, SubtaskContext
 from runtime.operators.sources import resolve
 
 if TYPE_CHECKING:
-    from runtime.chains import SubtaskRun
     from runtime.plan import NodePlan
 
 
@@ -54,12 +53,12 @@ def json_text(record: Any) -> str:
 class Sink:
     """A sink in one subtask: counts records and keeps a preview."""
 
-    def __init__(self, node: NodePlan, run: SubtaskRun) -> None:
+    def __init__(self, node: NodePlan, context: SubtaskContext) -> None:
         self.node = node.id
-        self.vertex = run.vertex_id
-        self.subtask = run.subtask
-        self.limit = run.preview_size
-        self.chars_left = run.preview_chars
+        self.vertex = context.vertex_id
+        self.subtask = context.subtask
+        self.limit = context.preview_size
+        self.chars_left = context.preview_chars
         self.records = 0
         self.preview: list[str] = []
         self.files: list[str] = []
@@ -100,9 +99,9 @@ class Sink:
 
 
 class PrintSink(Sink):
-    def __init__(self, node: NodePlan, run: SubtaskRun) -> None:
-        super().__init__(node, run)
-        self.prefix = f"{run.subtask + 1}> " if run.parallelism > 1 else ""
+    def __init__(self, node: NodePlan, context: SubtaskContext) -> None:
+        super().__init__(node, context)
+        self.prefix = f"{context.subtask + 1}> " if context.parallelism > 1 else ""
 
     def render(self, record: Any) -> str:
         return self.prefix + str(record)
@@ -118,13 +117,13 @@ class FileSink(Sink):
 
     extension = "txt"
 
-    def __init__(self, node: NodePlan, run: SubtaskRun) -> None:
-        super().__init__(node, run)
-        self.data_dir = Path(run.data_dir).resolve()
-        self.folder = resolve(run.data_dir, node.params["path"], must_exist=False, writes=True)
-        name = f"part-{run.subtask}.{self.extension}"
+    def __init__(self, node: NodePlan, context: SubtaskContext) -> None:
+        super().__init__(node, context)
+        self.data_dir = Path(context.data_dir).resolve()
+        self.folder = resolve(context.data_dir, node.params["path"], must_exist=False, writes=True)
+        name = f"part-{context.subtask}.{self.extension}"
         self.final = self.folder / name
-        self.temporary = self.folder / f".{name}.{run.attempt}.inprogress"
+        self.temporary = self.folder / f".{name}.{context.attempt}.inprogress"
         self.stream: TextIO | None = None
         self.params = node.params
 
@@ -225,8 +224,8 @@ _SINKS: dict[str, type[Sink]] = {
 
 
 class SinkCode(OperatorCode):
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
-        return _SINKS[node.kind](node, run)
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
+        return _SINKS[node.kind](node, context)
 
     def setup(self, gen: Gen, node: NodePlan) -> None:
         gen.setup(f"_w{node.id} = {gen.obj(node)}.write")

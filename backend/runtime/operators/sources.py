@@ -30,10 +30,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runtime.operators.base import Gen, OperatorCode
+from runtime.operators.base import Gen, OperatorCode, SubtaskContext
 
 if TYPE_CHECKING:
-    from runtime.chains import SubtaskRun
     from runtime.plan import NodePlan
 
 BLOCK = 1 << 22
@@ -206,14 +205,14 @@ class _Source(OperatorCode):
 
 
 class Sequence(_Source):
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
-        splits = number_splits(node.params["from"], node.params["to"], run.parallelism)
-        return splits[run.subtask]
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
+        splits = number_splits(node.params["from"], node.params["to"], context.parallelism)
+        return splits[context.subtask]
 
 
 class Generator(OperatorCode):
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
-        return number_splits(0, node.params["count"] - 1, run.parallelism)[run.subtask]
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
+        return number_splits(0, node.params["count"] - 1, context.parallelism)[context.subtask]
 
     @contextmanager
     def loop(self, gen: Gen, node: NodePlan) -> Iterator[str]:
@@ -225,36 +224,36 @@ class Generator(OperatorCode):
 
 
 class Collection(_Source):
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
         values = node.params["values"]
-        positions = number_splits(0, len(values) - 1, run.parallelism)[run.subtask]
+        positions = number_splits(0, len(values) - 1, context.parallelism)[context.subtask]
         return values[positions.start : positions.stop]
 
 
 class TextFile(_Source):
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
-        files = list_files(run.data_dir, node.params["path"])
-        return text_lines(files, run.subtask, run.parallelism)
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
+        files = list_files(context.data_dir, node.params["path"])
+        return text_lines(files, context.subtask, context.parallelism)
 
 
 class CsvFile(_Source):
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
-        files = list_files(run.data_dir, node.params["path"])
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
+        files = list_files(context.data_dir, node.params["path"])
         delimiter = node.params.get("delimiter") or ","
         header = node.params.get("header", True) is not False
-        return csv_records(files, run.subtask, run.parallelism, delimiter, header)
+        return csv_records(files, context.subtask, context.parallelism, delimiter, header)
 
 
 class JsonFile(_Source):
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
-        files = list_files(run.data_dir, node.params["path"])
-        return json_records(files, run.subtask, run.parallelism)
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
+        files = list_files(context.data_dir, node.params["path"])
+        return json_records(files, context.subtask, context.parallelism)
 
 
 class ParquetFile(_Source):
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
-        files = list_files(run.data_dir, node.params["path"])
-        return parquet_records(files, run.subtask, run.parallelism)
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
+        files = list_files(context.data_dir, node.params["path"])
+        return parquet_records(files, context.subtask, context.parallelism)
 
 
 CODE: dict[str, OperatorCode] = {

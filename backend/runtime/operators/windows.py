@@ -32,10 +32,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from runtime.expressions import compile_expression
-from runtime.operators.base import Gen, OperatorCode
+from runtime.operators.base import Gen, OperatorCode, SubtaskContext
 
 if TYPE_CHECKING:
-    from runtime.chains import SubtaskRun
     from runtime.plan import NodePlan
 
 _NOTHING: tuple[Any, ...] = ()
@@ -240,7 +239,7 @@ class Window(OperatorCode):
     def __init__(self, keyed: bool) -> None:
         self.keyed = keyed
 
-    def create(self, node: NodePlan, run: SubtaskRun) -> object:
+    def create(self, node: NodePlan, context: SubtaskContext) -> object:
         return WindowOperator(node, self.keyed)
 
     def record(

@@ -1,7 +1,7 @@
 """What the Spark tasks of a run execute, in the Python workers.
 
 Every partition of a vertex's RDD runs `VertexBody` (inside `hooks.Monitored`): it
-opens the subtask's fused chain (`VertexPlan.open`) and runs it over the records the
+opens the subtask's fused chain (`SubtaskRun`) and runs it over the records the
 shuffle delivered. Records cross JobEdges in batches: a chain run with
 `output="batched"` yields `(target subtask, (consumer input, [records]))`, which
 `partitionBy(p, target_of)` places on exactly the target subtask, and the consumer
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from pyspark.accumulators import AccumulatorParam
 
+from runtime.chains import SubtaskRun
 from runtime.events import SinkOutput
 from runtime.spark.hooks import Meter
 
 if TYPE_CHECKING:
     from pyspark.accumulators import Accumulator
 
-    from runtime.chains import SubtaskRun
     from runtime.plan import VertexPlan
 
 _VALUE = itemgetter(1)
@@ -94,7 +94,7 @@ class VertexBody:
         self, subtask: int, attempt: int, records: Iterator[Any], meter: Meter
     ) -> Iterator[Any]:
         vertex = self.vertex
-        run = vertex.open(subtask, attempt)
+        run = SubtaskRun(vertex, subtask, attempt)
         meter.track(run)
         if vertex.inputs:
             inputs: Iterator[Any] = map(_VALUE, records)  # (consumer input, [records])
