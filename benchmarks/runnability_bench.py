@@ -1,4 +1,4 @@
-"""Run-problem check benchmark: `runtime.catalog.runnability` as the editor pays it.
+"""Run-problem check benchmark: `runtime.runnability.runnability` as the editor pays it.
 
 The co-editing server checks a document for run problems on every edit that touches
 operators or parameters, next to compiling it. Prints, per document, the first check
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime import expressions
-from runtime.catalog import runnability
+from runtime.runnability import runnability
 
 PERF_DIR = Path(__file__).resolve().parents[1] / "tests" / "compiler" / "data" / "perf"
 
@@ -63,7 +63,7 @@ def main() -> None:
         for path in sorted(PERF_DIR.glob("*.streamgraph.json"))
     }
     documents["distinct-5000"] = distinct_expressions(5000)
-    print("Run-problem check (runtime.catalog.runnability), ms")
+    print("Run-problem check (runtime.runnability.runnability), ms")
     print(f"{'document':<24}{'operators':>10}{'first':>10}{'again (median)':>17}{'problems':>10}")
     for name, document in documents.items():
         _clear_expression_cache()

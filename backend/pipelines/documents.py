@@ -7,7 +7,7 @@ or one beyond the size limits. Both are refused with the diagnostics, before
 anything is stored.
 
 Problems that would only stop a run (a missing parameter, an expression that does not
-compile, an operator kind the runtime lacks: `runtime.catalog.runnability`) are shown
+compile, an operator kind the runtime lacks: `runtime.runnability`) are shown
 beside the compiler's diagnostics, marked `"stage": "run"`; they never make a document
 invalid, so it can still be compiled, stored and saved as a version.
 """
@@ -26,7 +26,7 @@ from compiler.flinkjson import streamgraph_from_execution_plan
 from compiler.pipeline import Compilation, compile_document
 from config.errors import DocumentRejected, DocumentTooLarge, MalformedJson
 from config.json_input import read_json
-from runtime.catalog import runnability
+from runtime.runnability import runnability
 
 FLINK_PLAN = "flink-plan"
 STREAMGRAPH = "streamgraph"

@@ -2,7 +2,7 @@
 
 Starting checks everything that would stop the run before anything is queued: the role,
 the version, the run's parameters, and the compiled plan with the runtime's catalog
-(`runtime.catalog.runnability`); problems come back as diagnostics on the nodes. A run
+(`runtime.runnability`); problems come back as diagnostics on the nodes. A run
 changes only through its journal (`runs.journal`), under its row lock.
 """
 
@@ -35,10 +35,10 @@ from runs.clusters import cluster_get
 from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
 from runs.tasks import execute_run, run_queue
-from runtime.catalog import runnability
 from runtime.clusters import DEFAULT, limit_problems
 from runtime.events import RunOutcome
 from runtime.monitoring import RunMonitor, monitored_vertices
+from runtime.runnability import runnability
 
 Actor = AbstractBaseUser | AnonymousUser
 logger = logging.getLogger(__name__)

@@ -22,17 +22,12 @@ from compiler.hashing import to_hex
 from compiler.jobgraph import JobEdge
 from compiler.model import NodeId, StreamGraph
 from compiler.pipeline import Compilation
-from runtime.catalog import CATALOG, KEY_VARIABLES, PARTITION_VARIABLES, runnability
+from runtime.catalog import CATALOG, KEY_VARIABLES, PARTITION_VARIABLES
 from runtime.chains import generate_chains
 from runtime.expressions import compile_expression
 from runtime.operators.sinks import FILE_SINKS
-from runtime.operators.sources import (
-    FILE_SOURCES,
-    PathError,
-    PathOutside,
-    list_files,
-    resolve,
-)
+from runtime.operators.sources import FILE_SOURCES
+from runtime.paths import PathError, PathOutside, list_files, resolve
 from runtime.plan import (
     MIN_PREVIEW_CHARS,
     Fault,
@@ -45,6 +40,7 @@ from runtime.plan import (
     VertexPlan,
 )
 from runtime.routing import Router, edge_seed, make_router
+from runtime.runnability import runnability
 
 DEFAULT_PREVIEW = 100
 PREVIEW_BUDGET_CHARS = 1_000_000

@@ -12,12 +12,12 @@ import pytest
 
 from compiler.diagnostics import Severity
 from compiler.pipeline import compile_document
-from runtime.catalog import runnability
 from runtime.chains import SubtaskRun
 from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
 from runtime.local import run_locally
 from runtime.plan import Fault
 from runtime.planner import RunOptions, build_run_plan
+from runtime.runnability import runnability
 from tests.runtime.builders import Doc, run, sink_records
 
 FIXTURES = sorted(

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from runtime.operators import sources
-from runtime.operators.sources import PathError, list_files, number_splits, resolve, text_lines
+from runtime.operators.sources import number_splits, text_lines
+from runtime.paths import PathError, list_files, resolve
 
 
 @pytest.mark.parametrize(

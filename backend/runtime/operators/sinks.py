@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from runtime.events import SinkOutput
 from runtime.operators.base import Gen, OperatorCode, SubtaskContext
-from runtime.operators.sources import resolve
+from runtime.paths import resolve
 
 if TYPE_CHECKING:
     from runtime.plan import NodePlan

@@ -17,8 +17,7 @@ they ask, which is not fixed; this is one of its possible assignments):
 - Parquet files: row groups, group k (over all files) to subtask k mod p.
 
 Paths are relative to the run's data folder and must stay inside it once resolved
-(symbolic links included); a folder means its regular files not starting with `.`
-or `_`, in name order.
+(`runtime.paths`).
 """
 
 from __future__ import annotations
@@ -31,25 +30,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.operators.base import Gen, OperatorCode, SubtaskContext
+from runtime.paths import list_files
 
 if TYPE_CHECKING:
     from runtime.plan import NodePlan
 
 BLOCK = 1 << 22
 """Bytes read at once from a text file."""
-
-
-class PathError(ValueError):
-    """A path that is missing or leaves the data folder."""
-
-
-class PathOutside(PathError):
-    """A path that leads outside the data folder (through a symbolic link, once resolved),
-    or to the folder itself where a folder of its own is needed."""
-
-
-class PathMissing(PathError):
-    """A path that leads nowhere in the data folder."""
 
 
 def number_splits(first: int, last: int, parallelism: int) -> list[range]:
@@ -67,42 +54,6 @@ def number_splits(first: int, last: int, parallelism: int) -> list[range]:
         result.append(range(current, current + size))
         current += size
     return result
-
-
-def resolve(data_dir: str, path: str, *, must_exist: bool = True, writes: bool = False) -> Path:
-    """The file or folder `path` names inside `data_dir` (symbolic links followed); raises
-    `PathOutside` if it leaves the folder (or, for a sink, `writes`, is the folder itself)
-    and `PathMissing` if it must exist and does not."""
-    from runtime.catalog import path_problem
-
-    problem = path_problem(path)
-    if problem is not None:
-        raise PathOutside(f"{path!r}: {problem}")
-    root = Path(data_dir).resolve()
-    target = (root / path).resolve()
-    if target != root and root not in target.parents:
-        raise PathOutside(f"{path!r} leads outside the data folder")
-    if writes and target == root:
-        raise PathOutside(f"{path!r} is the data folder itself; a sink needs a folder of its own")
-    if must_exist and not target.exists():
-        raise PathMissing(f"{path!r} does not exist in the data folder")
-    return target
-
-
-def list_files(data_dir: str, path: str) -> list[Path]:
-    """The files a source path reads: the file, or a folder's visible files by name."""
-    target = resolve(data_dir, path)
-    if target.is_file():
-        return [target]
-    root = Path(data_dir).resolve()
-    files = []
-    for entry in sorted(target.iterdir()):
-        if entry.name.startswith((".", "_")) or not entry.is_file():
-            continue
-        real = entry.resolve()
-        if root in real.parents:
-            files.append(real)
-    return files
 
 
 def text_lines(files: list[Path], subtask: int, parallelism: int) -> Iterator[str]:

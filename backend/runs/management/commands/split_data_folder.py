@@ -25,7 +25,8 @@ from accounts.models import Workspace
 from pipelines.models import Pipeline, PipelineVersion
 from runs.data_folders import workspace_data_dir, workspaces_root
 from runtime.operators.sinks import FILE_SINKS
-from runtime.operators.sources import FILE_SOURCES, PathError, resolve
+from runtime.operators.sources import FILE_SOURCES
+from runtime.paths import PathError, resolve
 
 _FILE_KINDS = FILE_SOURCES | FILE_SINKS
 
