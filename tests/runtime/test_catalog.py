@@ -1,10 +1,11 @@
-"""The operator catalog: its JSON and Flink's defaults."""
+"""The operator catalog: its JSON, Flink's defaults, and an operator's code for every kind."""
 
 from __future__ import annotations
 
 import json
 
 from runtime.catalog import CATALOG, Category, ParamType, catalog_document
+from runtime.operators import CODE
 
 
 def test_catalog_document_has_exactly_the_shape_the_editor_reads():
@@ -54,3 +55,8 @@ def test_palette_leaves_out_the_kinds_only_imports_need():
         "partition_custom.values", "sink.writer", "sink.committer",
     } <= hidden  # fmt: skip
     assert {"map", "filter", "reduce", "window.reduce", "co_map", "sink.print"}.isdisjoint(hidden)
+
+
+def test_every_kind_has_operator_code_and_all_code_is_a_kind():
+    assert sorted(set(CATALOG) - set(CODE)) == [], "kinds without operator code"
+    assert sorted(set(CODE) - set(CATALOG)) == [], "operator code for no kind"
