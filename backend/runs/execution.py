@@ -41,11 +41,11 @@ from runs.data_folders import workspace_data_dir
 from runs.events import RunPublisher
 from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
-from runs.services import document_for_run
 from runtime.clusters import ClusterProfile, limit_problems, max_attempts
 from runtime.events import RunOutcome, RunResult, SubtaskEvent, run_channel
 from runtime.monitoring import NO_CHANGES, Changes, RunMonitor
-from runtime.plan import Fault, RunPlan
+from runtime.parameters import document_for_run, injected_faults
+from runtime.plan import RunPlan
 from runtime.planner import RunOptions, RunPlanError, build_run_plan
 
 if TYPE_CHECKING:
@@ -170,20 +170,9 @@ def _plan(run: Run, profile: ClusterProfile) -> RunPlan:
         limits = limit_problems(compilation.execution, profile)
         if limits:
             raise RunPlanError(limits)
-    faults = run.parameters.get("faults", []) if settings.RUN_FAULT_INJECTION else []
     options = RunOptions(
         data_dir=str(workspace_data_dir(workspace_id=run.pipeline.workspace_id)),
-        faults=tuple(
-            Fault(
-                subtask=fault["subtask"],
-                attempts=tuple(fault.get("attempts", [0])),
-                message=fault.get("message", "injected failure"),
-                vertex=fault.get("vertex"),
-                node=fault.get("node"),
-                after_records=fault.get("afterRecords", 0),
-            )
-            for fault in faults
-        ),
+        faults=injected_faults(run.parameters) if settings.RUN_FAULT_INJECTION else (),
     )
     return build_run_plan(document, compilation, options)
 

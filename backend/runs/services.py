@@ -8,7 +8,6 @@ changes only through its journal (`runs.journal`), under its row lock.
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
 import uuid
@@ -24,7 +23,7 @@ from django.utils import timezone
 
 from accounts.models import Role
 from accounts.permissions import authenticated_user, require_role
-from compiler.diagnostics import Diagnostic, Location, Severity
+from compiler.diagnostics import Diagnostic, Severity
 from compiler.pipeline import compile_document
 from config.errors import ApplicationError, Conflict, InvalidRequest
 from config.messages import UserRef
@@ -38,12 +37,11 @@ from runs.tasks import execute_run, run_queue
 from runtime.clusters import DEFAULT, limit_problems
 from runtime.events import RunOutcome
 from runtime.monitoring import RunMonitor, monitored_vertices
+from runtime.parameters import ParameterError, check_parameters, document_for_run
 from runtime.runnability import runnability
 
 Actor = AbstractBaseUser | AnonymousUser
 logger = logging.getLogger(__name__)
-
-_PARAMETER_KEYS = frozenset({"params", "faults"})
 
 
 class RunRejected(ApplicationError):
@@ -75,7 +73,10 @@ def run_start(
     profile = cluster_get(cluster)
     if profile.name != DEFAULT:
         require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.OWNER)
-    checked = _parameters(parameters)
+    try:
+        checked = check_parameters(parameters, faults_allowed=settings.RUN_FAULT_INJECTION)
+    except ParameterError as error:
+        raise InvalidRequest(str(error), fields=error.fields) from error
     saved = PipelineVersion.objects.filter(pipeline=pipeline, number=version).first()
     if saved is None:
         raise InvalidRequest(
@@ -126,79 +127,6 @@ def _enqueue(run_id: int, queue: str) -> None:
             if run.run_status is RunStatus.QUEUED:
                 message = f"the run could not be queued for a worker: {error}"
                 _close(run, run_fields(run), RunStatus.FAILED, error=message)
-
-
-def document_for_run(
-    document: dict[str, Any], parameters: Mapping[str, Any]
-) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The version's document with the run's parameter values (`params`) in its nodes."""
-    overrides: Mapping[str, Mapping[str, Any]] = parameters.get("params", {})
-    if not overrides:
-        return document, []
-    result = copy.deepcopy(document)
-    nodes = {str(n.get("id")): n for n in result.get("nodes", []) if isinstance(n, dict)}
-    problems = []
-    for node_id, values in overrides.items():
-        node = nodes.get(node_id)
-        if node is None:
-            problems.append(
-                Diagnostic(
-                    "run.unknown-node",
-                    f"parameters name node {node_id}, which the version does not have",
-                    Location(field=f"params.{node_id}"),
-                )
-            )
-            continue
-        params = node.get("params")
-        node["params"] = {**(params if isinstance(params, dict) else {}), **values}
-    return result, problems
-
-
-def _parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The run's parameters, checked: `params` ({node id: {name: value}}) and `faults`."""
-    if not parameters:
-        return {}
-    fields: dict[str, list[str]] = {}
-    unknown = sorted(set(parameters) - _PARAMETER_KEYS)
-    if unknown:
-        fields["parameters"] = [f"Unknown parameter {name!r}." for name in unknown]
-    params = parameters.get("params", {})
-    if not isinstance(params, dict) or not all(
-        isinstance(values, dict) and all(isinstance(name, str) for name in values)
-        for values in params.values()
-    ):
-        fields["parameters.params"] = ["Give {node id: {parameter name: value}}."]
-    faults = parameters.get("faults")
-    if faults is not None:
-        if not settings.RUN_FAULT_INJECTION:
-            fields["parameters.faults"] = ["Fault injection is off on this server."]
-        elif not isinstance(faults, list) or not all(_is_fault(f) for f in faults):
-            fields["parameters.faults"] = [
-                "Give a list of {subtask, attempts, vertex or node, message, afterRecords}."
-            ]
-    if fields:
-        raise InvalidRequest(next(iter(fields.values()))[0], fields=fields)
-    return {key: parameters[key] for key in sorted(parameters)}
-
-
-_FAULT_FIELDS: dict[str, type] = {
-    "subtask": int,
-    "attempts": list,
-    "message": str,
-    "vertex": str,
-    "node": int,
-    "afterRecords": int,
-}
-
-
-def _is_fault(fault: object) -> bool:
-    """A fault as `runtime.plan.Fault` takes it (camelCase): which attempts of which
-    subtask fail, and after how many records."""
-    if not isinstance(fault, dict) or "subtask" not in fault or set(fault) - set(_FAULT_FIELDS):
-        return False
-    if not all(isinstance(value, _FAULT_FIELDS[name]) for name, value in fault.items()):
-        return False
-    return all(isinstance(a, int) and a >= 0 for a in fault.get("attempts", [0]))
 
 
 def run_cancel(*, run: Run, actor: Actor) -> Run:
