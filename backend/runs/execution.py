@@ -26,8 +26,8 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any
 
 import redis
 from django.conf import settings
@@ -41,15 +41,13 @@ from runs.data_folders import workspace_data_dir
 from runs.events import RunPublisher
 from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
-from runtime.clusters import ClusterProfile, limit_problems, max_attempts
+from runtime.clusters import ClusterProfile, limit_problems
 from runtime.events import RunOutcome, RunResult, SubtaskEvent, run_channel
+from runtime.executors import Executor, executor_for
 from runtime.monitoring import NO_CHANGES, Changes, RunMonitor
 from runtime.parameters import document_for_run, injected_faults
 from runtime.plan import RunPlan
 from runtime.planner import RunOptions, RunPlanError, build_run_plan
-
-if TYPE_CHECKING:
-    pass
 
 logger = logging.getLogger(__name__)
 
@@ -68,12 +66,6 @@ DRAIN_MAX_SECONDS = 5.0
 SUBSCRIBE_TIMEOUT = 5.0
 REDIS_RETRY_SECONDS = 0.2
 """How long the collector waits before it reads again from a Redis that was away."""
-
-
-class Executor(Protocol):
-    def __call__(
-        self, plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event
-    ) -> RunResult: ...
 
 
 def run_execute(
@@ -98,48 +90,11 @@ def run_execute(
         run,
         plan,
         master=profile.master,
-        executor=executor_for(settings.RUN_EXECUTOR),
+        executor=executor_for(settings.RUN_EXECUTOR, redis_url=settings.REDIS_URL),
         soft_time_limit=soft_time_limit,
         time_limit=time_limit,
     )
     collector.run()
-
-
-def executor_for(name: str) -> Executor:
-    """The executor a setting names: `spark` (production) or `local` (the reference)."""
-    if name == "spark":
-        return _on_spark
-    if name == "local":
-        return _locally
-    raise ValueError(f"unknown executor {name!r}")
-
-
-def _on_spark(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event) -> RunResult:
-    from runtime.spark.executor import run_on_spark
-    from runtime.spark.session import SparkSettings, get_session
-
-    # The process's one session: this worker serves one cluster, so it is never restarted
-    # for another master (that would stall every other run on it).
-    try:
-        session = get_session(replace(SparkSettings.from_environ(), master=master))
-    except ValueError:
-        return RunResult(
-            RunOutcome.FAILED,
-            error="this worker runs another cluster's Spark session: each cluster has "
-            "workers of its own, on its own queue (runs.tasks.run_queue)",
-        )
-    return run_on_spark(
-        plan, run_key=run_key, redis_url=settings.REDIS_URL, session=session, cancel=cancel
-    )
-
-
-def _locally(plan: RunPlan, *, run_key: str, master: str, cancel: threading.Event) -> RunResult:
-    from runtime.local import run_locally
-    from runtime.spark.hooks import event_publisher
-
-    # As Spark's hooks publish: a Redis that is away costs events, never the run.
-    publish = event_publisher(settings.REDIS_URL, run_channel(run_key))
-    return run_locally(plan, publish, max_attempts=max_attempts(master), cancel=cancel)
 
 
 # Before the executor starts -----------------------------------------------------------------

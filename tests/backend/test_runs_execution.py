@@ -411,28 +411,3 @@ def test_the_worker_checks_the_clusters_limits_again(queued: Run, settings: Any)
     run, _ = stored(queued)
     assert run.status == "FAILED"
     assert "[run.parallelism-limit]" in run.error and "allows at most 1" in run.error
-
-
-def test_a_worker_never_restarts_its_spark_session_for_another_master(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The session of the worker's cluster is running; a run for another master must not
-    # stop it (other runs use it): it fails instead. The session is a stand-in here; the
-    # refusal to start a second one is tested on a real Spark in tests/runtime/spark.
-    from runtime.spark import session as spark_session
-
-    def busy(settings: Any) -> Any:
-        raise ValueError("a Spark session with other settings is already running")
-
-    stopped: list[bool] = []
-    monkeypatch.setattr(spark_session, "get_session", busy)
-    monkeypatch.setattr(spark_session, "stop_session", lambda: stopped.append(True))
-    result = execution._on_spark(
-        "the plan",
-        run_key="k",
-        master="local[2]",
-        cancel=threading.Event(),  # type: ignore[arg-type]
-    )
-    assert result.outcome is RunOutcome.FAILED
-    assert "another cluster's Spark session" in (result.error or "")
-    assert stopped == []

@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -166,6 +166,14 @@ def get_session(settings: SparkSettings | None = None) -> Session:
             return _session
         _session = _start(wanted)
         return _session
+
+
+def lease_session(master: str) -> Session:
+    """This process's session, for a worker that serves one cluster: started for `master`
+    (the rest of the settings from the environment) by the first run, and shared by every
+    run after it. `ValueError` if it runs for another master: restarting it would stall
+    every other run on it."""
+    return get_session(replace(SparkSettings.from_environ(), master=master))
 
 
 def stop_session() -> None:
