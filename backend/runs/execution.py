@@ -39,7 +39,7 @@ from runs import control
 from runs.clusters import cluster_list
 from runs.data_folders import workspace_data_dir
 from runs.events import RunPublisher
-from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
+from runs.journal import append, close, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
 from runtime.clusters import ClusterProfile, limit_problems
 from runtime.events import RunOutcome, RunResult, SubtaskEvent, run_channel
@@ -138,19 +138,7 @@ def _end_early(run_id: int, error: str) -> None:
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.worker != WORKER or run.run_status.is_terminal:
             return
-        before = run_fields(run)
-        monitor = run_monitor(run)
-        events, changes = monitor.finish(RunOutcome.FAILED, timestamp=time.time())
-        body = monitor.changes_json(changes)
-        run.status, run.error, run.finished_at = RunStatus.FAILED, error, timezone.now()
-        append(
-            run,
-            before=before,
-            vertices=body["vertices"],
-            subtasks=body["subtasks"],
-            events=events,
-            checkpoint=monitor_state(monitor),
-        )
+        close(run, RunStatus.FAILED, error=error)
 
 
 # The collector -------------------------------------------------------------------------------

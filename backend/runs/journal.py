@@ -7,6 +7,9 @@ same way, inside a transaction that holds the run's row lock:
     ... set the run's fields (through `set_status` for its status) ...
     append(run, before=before, vertices=..., subtasks=..., events=...)
 
+A run that no worker will end (cancelled while queued, never planned, its worker lost) is
+ended by `close`.
+
 `append` stores the entry and the run's row together and publishes the entry after the
 transaction commits. Sequence numbers are handed out under the row lock, so they are
 gapless and in commit order, and an entry is readable before anyone is told of it: a
@@ -17,16 +20,18 @@ stored with the entries rebuild the run's monitor (`run_monitor`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 from rest_framework.fields import DateTimeField
 
 from runs.events import RunUpdate, publish_to_run, run_update
 from runs.models import Run, RunEvent, RunStatus
-from runtime.events import SubtaskEvent
+from runtime.events import RunOutcome, SubtaskEvent
 from runtime.monitoring import MonitoredVertex, RunMonitor
 
 Publish = Callable[[str, RunUpdate], None]
@@ -112,6 +117,30 @@ def append(
     # A lost publication is caught up from the journal by the consumers: never fail the write.
     transaction.on_commit(lambda: send(key, message), robust=True)
     return run.seq
+
+
+def close(run: Run, status: RunStatus, *, error: str = "", abandon: bool = False) -> int:
+    """End a run that no worker will end, in the transaction that locks it; the entry's number.
+
+    Its subtasks end as its monitor says: with the run's outcome, or, when its worker was
+    lost (`abandon`), failed with `error` if they were deployed and canceled if not.
+    """
+    before = run_fields(run)
+    monitor = run_monitor(run)
+    if abandon:
+        events, changes = monitor.abandon(timestamp=time.time(), error=error)
+    else:
+        events, changes = monitor.finish(RunOutcome(status.value), timestamp=time.time())
+    body = monitor.changes_json(changes)
+    run.status, run.error, run.finished_at = status, error, timezone.now()
+    return append(
+        run,
+        before=before,
+        vertices=body["vertices"],
+        subtasks=body["subtasks"],
+        events=events,
+        checkpoint=monitor_state(monitor),
+    )
 
 
 def merge(state: dict[str, Any], fields: dict[str, Any], changes: dict[str, Any]) -> None:

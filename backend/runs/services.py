@@ -9,7 +9,6 @@ changes only through its journal (`runs.journal`), under its row lock.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from collections.abc import Mapping
 from datetime import timedelta
@@ -31,11 +30,10 @@ from pipelines.events import RunStarted, publish_after_commit
 from pipelines.models import Pipeline, PipelineVersion
 from runs import control
 from runs.clusters import cluster_get
-from runs.journal import append, monitor_state, run_fields, run_monitor, set_status
+from runs.journal import append, close, monitor_state, run_fields, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
 from runs.tasks import execute_run, run_queue
 from runtime.clusters import DEFAULT, limit_problems
-from runtime.events import RunOutcome
 from runtime.monitoring import RunMonitor, monitored_vertices
 from runtime.parameters import ParameterError, check_parameters, document_for_run
 from runtime.runnability import runnability
@@ -126,7 +124,7 @@ def _enqueue(run_id: int, queue: str) -> None:
             run = Run.objects.select_for_update().get(pk=run_id)
             if run.run_status is RunStatus.QUEUED:
                 message = f"the run could not be queued for a worker: {error}"
-                _close(run, run_fields(run), RunStatus.FAILED, error=message)
+                close(run, RunStatus.FAILED, error=message)
 
 
 def run_cancel(*, run: Run, actor: Actor) -> Run:
@@ -143,10 +141,10 @@ def run_cancel(*, run: Run, actor: Actor) -> Run:
             )
         if status is RunStatus.CANCELING:
             return locked
-        before = run_fields(locked)
         if status is RunStatus.QUEUED:
-            _close(locked, before, RunStatus.CANCELED)
+            close(locked, RunStatus.CANCELED)
         else:
+            before = run_fields(locked)
             set_status(locked, RunStatus.CANCELING)
             append(locked, before=before)
             key = locked.key
@@ -178,37 +176,9 @@ def run_mark_lost(*, run_id: int | None = None) -> list[int]:
             who = locked.worker or "its worker"
             silence = settings.RUN_HEARTBEAT_TIMEOUT
             error = f"{LOST_WORKER}: {who} stopped reporting for more than {silence:g} s"
-            _close(locked, run_fields(locked), RunStatus.FAILED, error=error, abandon=True)
+            close(locked, RunStatus.FAILED, error=error, abandon=True)
             key = locked.key
             # If the worker is alive but stuck, it stops the Spark work when it can.
             transaction.on_commit(lambda key=key: control.request_cancel(key), robust=True)  # type: ignore[misc]
         lost.append(candidate)
     return lost
-
-
-def _close(
-    run: Run,
-    before: dict[str, Any],
-    status: RunStatus,
-    *,
-    error: str = "",
-    abandon: bool = False,
-) -> None:
-    """End a run that no worker will end: its subtasks end as the monitor says."""
-    monitor = run_monitor(run)
-    if abandon:
-        events, changes = monitor.abandon(timestamp=time.time(), error=error)
-    else:
-        events, changes = monitor.finish(RunOutcome(status.value), timestamp=time.time())
-    body = monitor.changes_json(changes)
-    run.status = status
-    run.error = error
-    run.finished_at = timezone.now()
-    append(
-        run,
-        before=before,
-        vertices=body["vertices"],
-        subtasks=body["subtasks"],
-        events=events,
-        checkpoint=monitor_state(monitor),
-    )
