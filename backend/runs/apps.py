@@ -11,7 +11,8 @@ class RunsConfig(AppConfig):
         # the project's Celery app (its Redis broker) before a task is sent.
         import config.celery  # noqa: F401
 
-        # Also registered by importing: the check of the cluster settings, and the removal
-        # of a deleted workspace's data folder.
+        # Also registered by importing: the check of the cluster settings, the removal of a
+        # deleted workspace's data folder, and the reaper every Celery worker starts.
         import runs.clusters
-        import runs.data_folders  # noqa: F401
+        import runs.data_folders
+        import runs.reaper  # noqa: F401

@@ -1,7 +1,7 @@
 """`manage.py serve`: the whole product on one port: ASGI server plus a Celery worker.
 
 The worker executes runs (`runs.worker`); it is started again if it dies. This process
-fails the runs whose worker was lost (`runs.services.run_mark_lost`) every few seconds.
+fails the runs whose worker was lost (`runs.reaper`) every few seconds.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from config.asgi_server import uvicorn_command
 from config.redis_check import RedisUnavailable, require_redis
 from runs.clusters import cluster_list
-from runs.tasks import reap_lost_runs_forever
+from runs.reaper import reap_lost_runs_forever
 from runs.worker import worker_command
 
 WORKER_RESTART_SECONDS = 5
