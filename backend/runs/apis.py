@@ -33,10 +33,7 @@ from runtime.clusters import DEFAULT
 
 
 def _run(request: Request, run_id: int) -> Run:
-    run = selectors.run_get_for_user(user=request.user, run_id=run_id)
-    if selectors.run_is_stale(run):
-        services.run_mark_lost(run_id=run.pk)
-    return run
+    return selectors.run_get_for_user(user=request.user, run_id=run_id)
 
 
 def _detail(run_id: int) -> dict[str, Any]:

@@ -5,8 +5,9 @@ committed after the snapshot reaches it; it forwards an entry only if its `seq` 
 next one. An older entry (already in the snapshot) is dropped; a newer one means an entry
 was missed (published before the subscription took effect), and the missed entries are
 read from the journal first. While the run is active, the consumer also catches up from
-the journal every `RUN_HEARTBEAT_SECONDS` (an entry published while Redis was away) and
-fails the run if its worker stopped beating (`run_mark_lost`). As a `MemberSocket` it
+the journal every `RUN_HEARTBEAT_SECONDS` (an entry published while Redis was away), and
+once the run's worker stopped beating it sends the run as the reaper will leave it
+(`runs.selectors.run_progress`), writing nothing. As a `MemberSocket` it
 follows the user's access while open: removed from the workspace or signed out, the
 socket closes. Close codes (`accounts.sockets`): 4401 not signed in, 4403 a page of
 another origin, 4404 no such run for this user.
@@ -35,9 +36,14 @@ from runs.events import (
     run_group,
     run_update,
 )
-from runs.models import TERMINAL, Run, RunStatus
-from runs.selectors import RunAccess, run_access, run_detail, run_entries, run_is_stale
-from runs.services import run_mark_lost
+from runs.selectors import (
+    RunAccess,
+    RunProgress,
+    run_access,
+    run_detail,
+    run_entries,
+    run_progress,
+)
 
 FIRST_CATCH_UP_SECONDS = 0.5
 
@@ -123,20 +129,18 @@ class RunConsumer(MemberSocket[RunAccess]):
             while not self.closed:
                 async with self._lock:
                     await self._catch_up()
-                status = await database_sync_to_async(_check)(self.run_id)
-                if status is None or status in TERMINAL:
+                progress = await database_sync_to_async(run_progress)(run_id=self.run_id)
+                if progress is None or progress.status.is_terminal:
                     async with self._lock:
                         await self._catch_up()
+                        if progress is not None:
+                            await self._send_loss(progress)
                     return
                 await asyncio.sleep(settings.RUN_HEARTBEAT_SECONDS)
 
-
-def _check(run_id: int) -> RunStatus | None:
-    """The run's status, after failing it if its worker was lost."""
-    run = Run.objects.filter(pk=run_id).only("status", "heartbeat_at").first()
-    if run is None:
-        return None
-    if run_is_stale(run):
-        run_mark_lost(run_id=run_id)
-        run.refresh_from_db(fields=["status"])
-    return run.run_status
+    async def _send_loss(self, progress: RunProgress) -> None:
+        """Send the entry the reaper will store for a run whose worker was lost, unless an
+        entry was stored since (the reaper's own, sent by the catch-up)."""
+        if progress.loss is not None and self.seq == progress.seq:
+            await self.send_message(run_update(progress.seq + 1, progress.loss))
+            self.seq = progress.seq + 1

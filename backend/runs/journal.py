@@ -20,6 +20,7 @@ stored with the entries rebuild the run's monitor (`run_monitor`).
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
@@ -98,12 +99,7 @@ def append(
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("journal entries are written inside the transaction that locks the run")
-    after = run_fields(run)
-    changes = {
-        "run": {name: value for name, value in after.items() if before.get(name) != value},
-        "vertices": list(vertices),
-        "subtasks": list(subtasks),
-    }
+    changes = _changes(before, run, vertices=vertices, subtasks=subtasks)
     run.seq += 1
     if checkpoint is not None:
         run.state, run.state_seq = checkpoint, run.seq
@@ -126,13 +122,7 @@ def close(run: Run, status: RunStatus, *, error: str = "", abandon: bool = False
     lost (`abandon`), failed with `error` if they were deployed and canceled if not.
     """
     before = run_fields(run)
-    monitor = run_monitor(run)
-    if abandon:
-        events, changes = monitor.abandon(timestamp=time.time(), error=error)
-    else:
-        events, changes = monitor.finish(RunOutcome(status.value), timestamp=time.time())
-    body = monitor.changes_json(changes)
-    run.status, run.error, run.finished_at = status, error, timezone.now()
+    events, body, monitor = _end(run, status, error=error, abandon=abandon)
     return append(
         run,
         before=before,
@@ -141,6 +131,46 @@ def close(run: Run, status: RunStatus, *, error: str = "", abandon: bool = False
         events=events,
         checkpoint=monitor_state(monitor),
     )
+
+
+def closing_changes(
+    run: Run, status: RunStatus, *, error: str = "", abandon: bool = False
+) -> dict[str, Any]:
+    """The changes `close` would store as the run's next entry now, without storing them or
+    changing `run`: how a read shows a run that is about to be closed."""
+    closed = copy.copy(run)
+    before = run_fields(closed)
+    _, body, _ = _end(closed, status, error=error, abandon=abandon)
+    return _changes(before, closed, vertices=body["vertices"], subtasks=body["subtasks"])
+
+
+def _end(
+    run: Run, status: RunStatus, *, error: str, abandon: bool
+) -> tuple[tuple[SubtaskEvent, ...], dict[str, Any], RunMonitor]:
+    """End the run's monitor and set the run's fields as ended (the row is not saved)."""
+    monitor = run_monitor(run)
+    if abandon:
+        events, changes = monitor.abandon(timestamp=time.time(), error=error)
+    else:
+        events, changes = monitor.finish(RunOutcome(status.value), timestamp=time.time())
+    run.status, run.error, run.finished_at = status, error, timezone.now()
+    return events, monitor.changes_json(changes), monitor
+
+
+def _changes(
+    before: Mapping[str, Any],
+    run: Run,
+    *,
+    vertices: Iterable[dict[str, Any]],
+    subtasks: Iterable[dict[str, Any]],
+) -> dict[str, Any]:
+    """An entry's changes: the run's fields that differ from `before`, vertices, subtasks."""
+    after = run_fields(run)
+    return {
+        "run": {name: value for name, value in after.items() if before.get(name) != value},
+        "vertices": list(vertices),
+        "subtasks": list(subtasks),
+    }
 
 
 def merge(state: dict[str, Any], fields: dict[str, Any], changes: dict[str, Any]) -> None:

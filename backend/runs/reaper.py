@@ -2,6 +2,8 @@
 
 `manage.py serve` runs it in a thread of its own, and so does every Celery worker once it
 is ready, so a run whose worker died is failed even when that worker was the only one.
+Nothing else marks runs lost: reads show such a run as the reaper will leave it
+(`runs.selectors.run_loss`) and write nothing.
 """
 
 from __future__ import annotations

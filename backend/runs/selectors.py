@@ -1,4 +1,9 @@
-"""Reads of runs. A run outside the user's workspaces is `NotFound`, like a missing one."""
+"""Reads of runs. A run outside the user's workspaces is `NotFound`, like a missing one.
+
+Reads never write. A run whose worker stopped beating is shown as the reaper
+(`runs.reaper`) will leave it, FAILED with its subtasks ended, one entry after its last
+stored one (`run_loss`), until the reaper stores that entry.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +20,8 @@ from accounts.models import Role
 from accounts.selectors import membership_role
 from config.errors import NotFound
 from pipelines.models import Pipeline
-from runs.journal import entries_between, iso, run_state
-from runs.models import ON_A_WORKER, Run, RunEvent
+from runs.journal import closing_changes, entries_between, iso, merge, run_state
+from runs.models import ON_A_WORKER, Run, RunEvent, RunStatus
 
 RUN_NOT_FOUND = "Run not found."
 
@@ -101,6 +106,10 @@ def run_detail(*, run_id: int) -> dict[str, Any] | None:
     if run is None:
         return None
     seq, fields, state = run_state(run)
+    loss = run_loss(run)
+    if loss is not None:
+        merge(state, fields, loss)
+        seq += 1
     return {
         **run_summary(run),
         **fields,
@@ -120,9 +129,56 @@ def run_journal(*, run: Run, after: int = 0, limit: int = 500) -> QuerySet[RunEv
     return RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")[:limit]
 
 
+LOST_WORKER = "lost worker"
+
+
 def run_is_stale(run: Run) -> bool:
     """True if a worker took the run and its heartbeat stopped (`run_mark_lost` is due)."""
     if run.status not in ON_A_WORKER:
         return False
     cutoff = timezone.now() - timedelta(seconds=settings.RUN_HEARTBEAT_TIMEOUT)
     return run.heartbeat_at is None or run.heartbeat_at < cutoff
+
+
+def lost_worker_error(run: Run) -> str:
+    """The error of a run whose worker stopped beating."""
+    who = run.worker or "its worker"
+    silence = settings.RUN_HEARTBEAT_TIMEOUT
+    return f"{LOST_WORKER}: {who} stopped reporting for more than {silence:g} s"
+
+
+def run_loss(run: Run) -> dict[str, Any] | None:
+    """The changes of the entry the reaper will store for the run if its worker stopped
+    beating (FAILED, deployed subtasks failed, the others canceled); None otherwise."""
+    if not run_is_stale(run):
+        return None
+    return closing_changes(run, RunStatus.FAILED, error=lost_worker_error(run), abandon=True)
+
+
+def run_effective_status(run: Run) -> RunStatus:
+    """The run's status as reads show it: FAILED once its worker stopped beating."""
+    return RunStatus.FAILED if run_is_stale(run) else run.run_status
+
+
+@dataclass(frozen=True, slots=True)
+class RunProgress:
+    """Where a run is, for a client that follows it."""
+
+    seq: int
+    """Its last stored journal entry."""
+    status: RunStatus
+    """As reads show it (`run_effective_status`)."""
+    loss: dict[str, Any] | None
+    """The changes of entry `seq + 1` if its worker was lost (`run_loss`), not stored yet."""
+
+
+def run_progress(*, run_id: int) -> RunProgress | None:
+    """The run's last entry and status as reads show them; None if the run is gone."""
+    run = Run.objects.filter(pk=run_id).only("status", "heartbeat_at", "seq").first()
+    if run is None:
+        return None
+    if run_is_stale(run):
+        run = Run.objects.filter(pk=run_id).first()
+        if run is None:
+            return None
+    return RunProgress(seq=run.seq, status=run_effective_status(run), loss=run_loss(run))

@@ -32,6 +32,7 @@ from runs import control
 from runs.clusters import cluster_get
 from runs.journal import append, close, monitor_state, run_fields, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
+from runs.selectors import lost_worker_error, run_effective_status
 from runs.tasks import execute_run, run_queue
 from runtime.clusters import DEFAULT, limit_problems
 from runtime.monitoring import RunMonitor, monitored_vertices
@@ -133,7 +134,8 @@ def run_cancel(*, run: Run, actor: Actor) -> Run:
     require_role(user=actor, workspace=run.pipeline.workspace_id, minimum=Role.EDITOR)
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
-        status = locked.run_status
+        # A run whose worker was lost has ended for everyone who reads it, reaped or not.
+        status = run_effective_status(locked)
         if status.is_terminal:
             raise Conflict(
                 f"The run has already ended ({status.value}).",
@@ -153,13 +155,11 @@ def run_cancel(*, run: Run, actor: Actor) -> Run:
     return locked
 
 
-LOST_WORKER = "lost worker"
-
-
 def run_mark_lost(*, run_id: int | None = None) -> list[int]:
     """FAIL every run (or just `run_id`) whose worker stopped beating; their ids.
 
-    Called periodically by the web server and every worker, and when a run is read.
+    Called periodically by the reaper (`runs.reaper`) of the web server and of every
+    worker; reads show such a run as this leaves it (`runs.selectors.run_loss`).
     """
     cutoff = timezone.now() - timedelta(seconds=settings.RUN_HEARTBEAT_TIMEOUT)
     stale = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True)
@@ -173,10 +173,7 @@ def run_mark_lost(*, run_id: int | None = None) -> list[int]:
             locked = run.select_for_update().first()
             if locked is None:
                 continue  # it beat, ended or was reaped meanwhile
-            who = locked.worker or "its worker"
-            silence = settings.RUN_HEARTBEAT_TIMEOUT
-            error = f"{LOST_WORKER}: {who} stopped reporting for more than {silence:g} s"
-            close(locked, RunStatus.FAILED, error=error, abandon=True)
+            close(locked, RunStatus.FAILED, error=lost_worker_error(locked), abandon=True)
             key = locked.key
             # If the worker is alive but stuck, it stops the Spark work when it can.
             transaction.on_commit(lambda key=key: control.request_cancel(key), robust=True)  # type: ignore[misc]

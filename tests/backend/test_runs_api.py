@@ -164,6 +164,46 @@ def test_reading_a_run_whose_worker_was_lost_fails_it(team: Team, settings: Any)
     assert body["finishedAt"] is not None and body["seq"] == 1
 
 
+def test_reading_a_lost_run_writes_nothing_and_shows_what_the_reaper_stores(
+    team: Team, settings: Any
+) -> None:
+    settings.RUN_HEARTBEAT_TIMEOUT = 10
+    run = make_run(
+        version=team.pipeline.versions.get(number=2),
+        status=RunStatus.RUNNING,
+        heartbeat_seconds_ago=11,
+    )
+    client = team.client("viewer")
+    shown = client.get(f"/api/runs/{run.pk}/").json()
+    run.refresh_from_db()
+    assert (run.status, run.seq, run.journal.count()) == ("RUNNING", 0, 0)
+    assert services.run_mark_lost() == [run.pk]
+    stored = client.get(f"/api/runs/{run.pk}/").json()
+    assert untimed(shown) == untimed(stored)  # when it ended is when each looked
+
+
+def untimed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if k not in ("finishedAt", "endTime")}
+    if isinstance(value, list):
+        return [untimed(item) for item in value]
+    return value
+
+
+def test_cancelling_a_lost_run_answers_that_it_ended(team: Team, settings: Any) -> None:
+    settings.RUN_HEARTBEAT_TIMEOUT = 10
+    run = make_run(
+        version=team.pipeline.versions.get(number=2),
+        status=RunStatus.RUNNING,
+        heartbeat_seconds_ago=11,
+    )
+    response = post(team.client("editor"), f"/api/runs/{run.pk}/cancel/")
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "run-ended"
+    run.refresh_from_db()
+    assert (run.status, run.seq) == ("RUNNING", 0)
+
+
 def test_the_journal_lists_stored_entries_after_a_sequence_number(team: Team) -> None:
     run = make_run(version=team.pipeline.versions.get(number=2))
     post(team.client("editor"), f"/api/runs/{run.pk}/cancel/")
