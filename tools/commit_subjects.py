@@ -23,6 +23,7 @@ MAX_SUBJECT: Final = 72
 AREAS: Final = frozenset(
     {
         "accounts",  # backend/accounts: users, workspaces, roles, tokens
+        "activity",  # backend/activity: a pipeline's activity feed
         "api",  # what crosses the wire: REST, websocket messages, generated types
         "benchmarks",  # benchmarks/ and `make bench`
         "build",  # Makefile, requirements, package.json, CI entry point, tools/
@@ -34,6 +35,7 @@ AREAS: Final = frozenset(
         "editor",  # frontend/src/editor
         "frontend",  # the browser app as a whole
         "pipelines",  # backend/pipelines: documents, versions, co-editing
+        "reviews",  # backend/reviews: comments, review requests, verdicts, policies
         "runs",  # backend/runs: runs, the worker task, the run socket
         "runtime",  # backend/runtime: executing plans on Spark
         "tests",  # tests/
