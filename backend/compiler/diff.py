@@ -331,6 +331,31 @@ def _why_hash_changed(old: _Side, new: _Side, nid: NodeId) -> list[str]:
     return causes or ["the traversal changed around it"]
 
 
+def operator_id_causes(old: Compilation, new: Compilation, node: NodeId) -> list[str]:
+    """Why `node`'s OperatorID is not the same in two versions of a pipeline, in the words of
+    the savepoint verdict (`_why_hash_changed`), from the older version to the newer one.
+
+    Needs less than the verdict: both documents read and hashed, as a working copy with
+    errors still is (a cycle, a bad parallelism), not a whole plan.
+    """
+    old_side, new_side = _hashed_side(old), _hashed_side(new)
+    if old_side is None or new_side is None:
+        return ["one of the versions cannot be read as a graph"]
+    if node not in old.hashes or node not in new.hashes:
+        return [f"node {node} has no OperatorID in one of the versions (it sits on a cycle)"]
+    return _why_hash_changed(old_side, new_side, node)
+
+
+def _hashed_side(compilation: Compilation) -> _Side | None:
+    """`_side` of a compilation that got as far as chaining, errors or not."""
+    if compilation.graph is None or compilation.chains is None:
+        return None
+    members = {
+        c.head: frozenset(c.nodes) | frozenset(c.chained_sources) for c in compilation.chains.chains
+    }
+    return _Side(compilation, compilation.graph, members, compilation.chains.head_of)
+
+
 def _chained_out(side: _Side, nid: NodeId) -> list[NodeId]:
     chainable = side.compilation.chainable
     return [e.target for e in side.graph.out_edges[nid] if chainable[e.index]]
