@@ -18,7 +18,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-@pytest.mark.parametrize("folder", ["fixtures", "perf"])
+@pytest.mark.parametrize("folder", ["fixtures", "perf", "savepoints"])
 def test_copy_is_identical_to_the_shared_folder(folder: str) -> None:
     original = SHARED / folder
     if not original.is_dir():
