@@ -1,0 +1,230 @@
+"""What a new version would do to the state a savepoint of an earlier one holds.
+
+`state_risks(reference, reviewed)` compares a version whose state is trusted (the
+pipeline's last approved version) with a version under review and lists every operator of
+the reference that keeps state (`compiler.diff.is_stateful`) whose state the reviewed
+version would lose or scramble, with every reason:
+
+* `operator-removed`: the operator is gone, and no operator of the reviewed version has its
+  id, so its state cannot be restored;
+* `state-lost`: no operator of the reviewed version has its OperatorID (generated or
+  user-defined) any more, so a savepoint's state for it is not restored; the causes are
+  the savepoint verdict's (`compiler.diff.operator_id_causes`);
+* `key-changed`: it is keyed (the target of a HASH edge) and that edge now partitions by
+  another key, or no longer by a key. Flink restores such state without a word, but each
+  key's state stays in the key group the old key put it in;
+* `max-parallelism-changed`: the effective max parallelism of its vertex (the number of key
+  groups, `compiler.execution`) changed and Flink cannot take the savepoint's instead: the
+  reviewed version sets it, or runs the vertex wider than the savepoint's. (When the
+  reviewed version leaves it to the scheduler and stays within it, Flink restores with the
+  savepoint's value, so that is no risk.) Flink refuses such state for keyed and operator
+  state alike;
+* `not-compiled`: the reviewed version does not compile, so nothing about its state can be
+  promised.
+
+Each operator is listed once, in node id order, by the id its state is stored under in a
+savepoint of the reference (its user-defined id if it has one, else its generated
+OperatorID): the id Flink names when it refuses to restore it. Matching is by id, not by
+node id, as Flink restores. A reference that does not compile never ran, so it has no
+state to lose: nothing is listed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from compiler.diagnostics import Severity
+from compiler.diff import is_stateful, operator_id_causes
+from compiler.edits import edge_keys
+from compiler.execution import ExecutionJobVertex
+from compiler.hashing import to_hex
+from compiler.model import Hash128, NodeId
+from compiler.pipeline import Compilation, compile_document
+
+RiskCode = Literal[
+    "operator-removed", "state-lost", "key-changed", "max-parallelism-changed", "not-compiled"
+]
+RISK_CODES: tuple[RiskCode, ...] = (
+    "operator-removed",
+    "state-lost",
+    "key-changed",
+    "max-parallelism-changed",
+    "not-compiled",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    code: RiskCode
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class StateRisk:
+    node: int
+    """The operator's node id in the reference."""
+    name: str
+    operator_id: str
+    """The id its state has in a savepoint of the reference."""
+    reasons: tuple[Reason, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "name": self.name,
+            "operatorId": self.operator_id,
+            "reasons": [{"code": r.code, "message": r.message} for r in self.reasons],
+        }
+
+
+def _nodes(document: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    nodes = document.get("nodes")
+    if not isinstance(nodes, list):
+        return {}
+    return {n["id"]: n for n in nodes if isinstance(n, dict) and isinstance(n.get("id"), int)}
+
+
+def _edges(document: dict[str, Any]) -> dict[tuple[int, int, int, int], dict[str, Any]]:
+    edges = document.get("edges")
+    return dict(zip(edge_keys(document), edges if isinstance(edges, list) else [], strict=True))
+
+
+def state_risks(reference: dict[str, Any], reviewed: dict[str, Any]) -> list[StateRisk]:
+    """Every stateful operator of `reference` whose state `reviewed` puts at risk."""
+    return state_risks_of(
+        reference, reviewed, compile_document(reference), compile_document(reviewed)
+    )
+
+
+def state_risks_of(
+    reference: dict[str, Any],
+    reviewed: dict[str, Any],
+    old: Compilation,
+    new: Compilation,
+) -> list[StateRisk]:
+    """`state_risks` of two documents already compiled (`old` is the reference's)."""
+    if not old.ok:
+        return []
+    stateful = {nid: node for nid, node in _nodes(reference).items() if is_stateful(node)}
+    reasons: dict[int, list[Reason]] = {nid: [] for nid in stateful}
+    if not new.ok:
+        first = next((d for d in new.diagnostics if d.severity is Severity.ERROR), None)
+        what = f" ({first.location.describe()}: {first.message})" if first is not None else ""
+        for found in reasons.values():
+            text = f"the reviewed version does not compile{what}: its state cannot be checked"
+            found.append(Reason("not-compiled", text))
+    else:
+        changes = (
+            _lost(stateful, reviewed, old, new)
+            + _key_changes(reference, reviewed)
+            + _max_parallelism_changes(reference, reviewed, old, new)
+        )
+        for nid, reason in changes:
+            if nid in reasons:
+                reasons[nid].append(reason)
+    return [
+        StateRisk(
+            node=nid,
+            name=str(stateful[nid].get("name", "")),
+            operator_id=to_hex(_saved_id(old, nid)),
+            reasons=tuple(found),
+        )
+        for nid, found in sorted(reasons.items())
+        if found
+    ]
+
+
+def _saved_id(compilation: Compilation, nid: int) -> Hash128:
+    """The id an operator's state is saved under: its user-defined id, else its own."""
+    user = compilation.user_hashes.get(NodeId(nid))
+    return user if user is not None else compilation.hashes[NodeId(nid)]
+
+
+def _lost(
+    stateful: dict[int, dict[str, Any]],
+    reviewed: dict[str, Any],
+    old: Compilation,
+    new: Compilation,
+) -> list[tuple[int, Reason]]:
+    """Operators whose ids no operator of the reviewed version has: removed, or changed."""
+    new_ids = set(new.hashes.values()) | {h for h in new.user_hashes.values() if h is not None}
+    new_nodes = _nodes(reviewed)
+    found: list[tuple[int, Reason]] = []
+    for nid in stateful:
+        own, user = old.hashes[NodeId(nid)], old.user_hashes.get(NodeId(nid))
+        if own in new_ids or (user is not None and user in new_ids):
+            continue  # restored, by the same node or by whichever now has the id
+        if nid not in new_nodes or NodeId(nid) not in new.hashes:
+            found.append(
+                (nid, Reason("operator-removed", "it was removed: its state cannot be restored"))
+            )
+            continue
+        causes = "; ".join(operator_id_causes(old, new, NodeId(nid)))
+        found.append((nid, Reason("state-lost", f"its state would not be restored: {causes}")))
+    return found
+
+
+def _key_words(edge: dict[str, Any]) -> str:
+    if edge.get("partitioner") != "HASH":
+        return f"no key ({edge.get('partitioner')})"
+    key = edge.get("key")
+    if isinstance(key, dict) and isinstance(key.get("fn"), str) and len(key) == 1:
+        return f"'{key['fn']}'"
+    return json.dumps(key, sort_keys=True, separators=(",", ":"))
+
+
+def _key_changes(reference: dict[str, Any], reviewed: dict[str, Any]) -> list[tuple[int, Reason]]:
+    """Keyed operators (targets of HASH edges in either version) whose key changed, matched
+    by edge key (`compiler.edits.edge_keys`), in the reference's edge order."""
+    found: list[tuple[int, Reason]] = []
+    new_edges = _edges(reviewed)
+    for key, before in _edges(reference).items():
+        after = new_edges.get(key)
+        if after is None or "HASH" not in (before.get("partitioner"), after.get("partitioner")):
+            continue
+        old_key, new_key = _key_words(before), _key_words(after)
+        if old_key == new_key:
+            continue
+        source, target = key[0], key[1]
+        message = (
+            f"the edge {source} -> {target} into it partitions by {new_key} instead of "
+            f"{old_key}: each key's state stays where the old key put it"
+        )
+        found.append((target, Reason("key-changed", message)))
+    return found
+
+
+def _vertex_of(compilation: Compilation, nid: int) -> ExecutionJobVertex | None:
+    if compilation.chains is None or compilation.execution is None:
+        return None
+    head = compilation.chains.head_of.get(NodeId(nid))
+    return next((v for v in compilation.execution.vertices if v.job_vertex.head == head), None)
+
+
+def _max_parallelism_changes(
+    reference: dict[str, Any], reviewed: dict[str, Any], old: Compilation, new: Compilation
+) -> list[tuple[int, Reason]]:
+    """Operators in both versions whose vertex's max parallelism changed in a way Flink
+    cannot restore (module docstring), by node id."""
+    found: list[tuple[int, Reason]] = []
+    for nid in sorted(_nodes(reference).keys() & _nodes(reviewed).keys()):
+        before, after = _vertex_of(old, nid), _vertex_of(new, nid)
+        if before is None or after is None or before.max_parallelism == after.max_parallelism:
+            continue
+        saved, now = before.max_parallelism, after.max_parallelism
+        if after.max_parallelism_derived:
+            if after.parallelism <= saved:
+                continue  # Flink takes the savepoint's max parallelism for this vertex
+            message = (
+                f"its vertex runs {after.parallelism} subtasks, more than the max parallelism "
+                f"its state was saved with ({saved}): its state cannot be restored"
+            )
+        else:
+            message = (
+                f"the max parallelism of its vertex went {saved} -> {now}: its state is kept "
+                f"in {saved} key groups and cannot be restored into {now}"
+            )
+        found.append((nid, Reason("max-parallelism-changed", message)))
+    return found

@@ -1,0 +1,174 @@
+"""The state-loss check: golden cases from real Flink savepoints, held to what Flink did,
+and the rules one at a time."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.statecheck import state_risks
+from tests.compiler.builders import GraphBuilder
+
+DATA = Path(__file__).resolve().parent / "data"
+VARIANTS = sorted(
+    p.name.removesuffix(".streamgraph.json")
+    for p in (DATA / "savepoints").glob("*--*.streamgraph.json")
+)
+# Flink names the operator (or the vertex, by its head's id) whose state it refused.
+_NAMED = re.compile(r"(?:operator|task) ([0-9a-f]{32})")
+
+
+def _read(name: str) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads((DATA / name).read_text("utf-8"))
+    return result
+
+
+def _risks(variant: str) -> list[dict[str, Any]]:
+    case = variant.split("--")[0]
+    reference = _read(f"savepoints/{case}.v1.streamgraph.json")
+    reviewed = _read(f"savepoints/{variant}.streamgraph.json")
+    return [risk.to_json() for risk in state_risks(reference, reviewed)]
+
+
+def test_every_savepoint_variant_has_its_expected_output() -> None:
+    expected = sorted(
+        p.name.removesuffix(".expected.json") for p in (DATA / "statecheck").glob("*.expected.json")
+    )
+    assert expected == VARIANTS
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_golden(variant: str) -> None:
+    assert _risks(variant) == _read(f"statecheck/{variant}.expected.json")["risks"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_what_flink_refused_is_listed_and_what_it_restored_is_not(variant: str) -> None:
+    restore = _read(f"savepoints/{variant}.restore.json")
+    risks = _risks(variant)
+    listed = {risk["operatorId"] for risk in risks}
+    if restore["restored"]:
+        codes = {reason["code"] for risk in risks for reason in risk["reasons"]}
+        assert codes <= {"key-changed"}, "Flink restored this one"
+    else:
+        named = _NAMED.findall(restore["error"])
+        assert named, restore["error"]
+        assert set(named) <= listed
+
+
+def keyed(
+    *,
+    key: str = "x",
+    partitioner: str = "HASH",
+    parallelism: int = 2,
+    max_parallelism: int = -1,
+    sum_uid: str | None = None,
+) -> dict[str, Any]:
+    """Source -> Map -> (keyBy) Sum -> Sink."""
+    return (
+        GraphBuilder("keyed")
+        .config(default_parallelism=parallelism)
+        .node(1, "Source: Numbers", operator="source.sequence", parallelism=parallelism,
+              max_parallelism=max_parallelism, factory="SOURCE")
+        .node(2, "Map", parallelism=parallelism, max_parallelism=max_parallelism)
+        .node(3, "Sum", operator="reduce", parallelism=parallelism,
+              max_parallelism=max_parallelism, uid=sum_uid)
+        .node(4, "Sink: Out", operator="sink.print", parallelism=parallelism,
+              max_parallelism=max_parallelism)
+        .edge(1, 2)
+        .edge(2, 3, partitioner=partitioner, key={"fn": key})
+        .edge(3, 4)
+        .build()
+    )  # fmt: skip
+
+
+def codes(risks: list[Any]) -> dict[str, list[str]]:
+    return {risk.name: [reason.code for reason in risk.reasons] for risk in risks}
+
+
+def test_the_same_version_risks_nothing() -> None:
+    assert state_risks(keyed(), keyed()) == []
+
+
+def test_a_changed_key_puts_the_keyed_operator_at_risk() -> None:
+    (risk,) = state_risks(keyed(key="x"), keyed(key="x % 3"))
+
+    assert (risk.node, risk.name) == (3, "Sum")
+    (reason,) = risk.reasons
+    assert reason.code == "key-changed"
+    assert reason.message == (
+        "the edge 2 -> 3 into it partitions by 'x % 3' instead of 'x': each key's state stays "
+        "where the old key put it"
+    )
+
+
+def test_an_edge_that_stops_partitioning_by_key_changes_the_key_too() -> None:
+    risks = state_risks(keyed(), keyed(partitioner="REBALANCE"))
+
+    assert codes(risks)["Sum"][-1] == "key-changed"
+    assert "partitions by no key (REBALANCE) instead of 'x'" in risks[-1].reasons[-1].message
+
+
+def test_a_set_max_parallelism_that_changes_is_a_risk_for_every_stateful_operator() -> None:
+    risks = state_risks(keyed(max_parallelism=128), keyed(max_parallelism=256))
+
+    assert codes(risks) == {
+        "Source: Numbers": ["max-parallelism-changed"],
+        "Sum": ["max-parallelism-changed"],
+    }
+
+
+def test_a_derived_max_parallelism_within_the_saved_one_is_no_risk() -> None:
+    # 2 -> 100 subtasks: the scheduler would derive 256, but Flink keeps the saved 128.
+    assert state_risks(keyed(parallelism=2), keyed(parallelism=100)) == []
+
+
+def test_a_derived_max_parallelism_beyond_the_saved_one_is_a_risk() -> None:
+    risks = state_risks(keyed(parallelism=2), keyed(parallelism=200))
+
+    assert codes(risks)["Sum"] == ["max-parallelism-changed"]
+    assert "runs 200 subtasks, more than the max parallelism its state was saved with (128)" in (
+        risks[-1].reasons[0].message
+    )
+
+
+def test_a_uid_keeps_state_through_a_topology_change() -> None:
+    reference = keyed(sum_uid="sum")
+    reviewed = keyed(sum_uid="sum")
+    reviewed["nodes"][1]["chainingStrategy"] = "HEAD"  # the source's id changes, Sum's not
+
+    assert codes(state_risks(reference, reviewed)) == {"Source: Numbers": ["state-lost"]}
+
+
+def test_a_removed_operator_is_named_by_its_saved_id() -> None:
+    reference = keyed()
+    reference["nodes"][2]["uidHash"] = "0123456789abcdef0123456789abcdef"
+    reviewed = keyed()
+    reviewed["nodes"] = [n for n in reviewed["nodes"] if n["id"] != 3]
+    reviewed["edges"] = [reviewed["edges"][0]]
+
+    (risk,) = [r for r in state_risks(reference, reviewed) if r.name == "Sum"]
+
+    assert risk.operator_id == "0123456789abcdef0123456789abcdef"
+    assert [r.code for r in risk.reasons] == ["operator-removed"]
+
+
+def test_a_reviewed_version_that_does_not_compile_risks_all_state() -> None:
+    reviewed = keyed()
+    reviewed["nodes"][3]["parallelism"] = 3  # a FORWARD edge across parallelism
+
+    risks = state_risks(keyed(), reviewed)
+
+    assert codes(risks) == {"Source: Numbers": ["not-compiled"], "Sum": ["not-compiled"]}
+    assert risks[0].reasons[0].message.startswith("the reviewed version does not compile (")
+
+
+def test_a_reference_that_does_not_compile_has_no_state_to_lose() -> None:
+    reference = keyed()
+    reference["nodes"][3]["parallelism"] = 3
+
+    assert state_risks(reference, keyed()) == []
