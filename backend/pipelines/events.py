@@ -6,7 +6,8 @@ the one source of these shapes: the browser's types (`frontend/src/api/generated
 are generated from their JSON Schema by `make wire`. Only `publish_to_pipeline` (for writes,
 `publish_after_commit`) sends to a pipeline's group: it serialises a message once and
 every consumer forwards the same text, so a broadcast costs one encoding, not one per
-client.
+client. Apps built on pipelines (reviews) send their own messages to the same clients
+through it too: those are declared on `PipelineGroupMessage`, in their app's `events.py`.
 """
 
 from __future__ import annotations
@@ -183,6 +184,16 @@ Outbound = (
 )
 
 
+class PipelineGroupMessage(WireMessage):
+    """The base of the messages another app sends to everyone on a pipeline (`reviews.events`):
+    only those, and this module's `Outbound`, go through `publish_to_pipeline`. Each has a
+    `type` literal of its own; the browser's types come from that app's union."""
+
+
+Broadcast = Outbound | PipelineGroupMessage
+"""What may be sent to a pipeline's group."""
+
+
 def pipeline_group(pipeline_id: int) -> str:
     return f"{redis_namespace()}.pipeline.{pipeline_id}"
 
@@ -191,11 +202,11 @@ GROUP_EVENT = "pipeline.message"
 """The channel-layer event type consumers handle (`PipelineConsumer.pipeline_message`)."""
 
 
-def encode(message: Outbound) -> str:
+def encode(message: Broadcast) -> str:
     return message.model_dump_json(exclude_none=False)
 
 
-async def publish_to_pipeline_async(pipeline_id: int, message: Outbound) -> None:
+async def publish_to_pipeline_async(pipeline_id: int, message: Broadcast) -> None:
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("CHANNEL_LAYERS is not configured")
@@ -207,12 +218,12 @@ async def publish_to_pipeline_async(pipeline_id: int, message: Outbound) -> None
     await layer.group_send(pipeline_group(pipeline_id), event)
 
 
-def publish_to_pipeline(pipeline_id: int, message: Outbound) -> None:
+def publish_to_pipeline(pipeline_id: int, message: Broadcast) -> None:
     """Send `message` to every client of the pipeline (from synchronous code)."""
     async_to_sync(publish_to_pipeline_async)(pipeline_id, message)
 
 
-def publish_after_commit(pipeline_id: int, message: Outbound) -> None:
+def publish_after_commit(pipeline_id: int, message: Broadcast) -> None:
     """Send `message` to every client of the pipeline once this transaction commits.
 
     Best effort: with Redis away the message is lost, never the write it tells of; each
