@@ -40,6 +40,15 @@ class SlugTextField(_StringsOnly, serializers.SlugField):
     """A JSON string that is a slug (`SlugField`'s options)."""
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON `true` or `false` (DRF's also takes "yes", "on", 1 and more)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 _UNKNOWN = "This request has no such field."
 
 
