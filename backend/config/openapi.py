@@ -11,6 +11,8 @@ from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import Direction, OpenApiResponse
 from rest_framework import serializers
 
+from config.messages import WireMessage
+
 _DESCRIPTIONS = {
     400: "Invalid request, malformed JSON, invalid or too large document.",
     401: "Not authenticated.",
@@ -85,10 +87,26 @@ class WireModelExtension(OpenApiSerializerExtension):
         )
         for name, definition in schema.pop("$defs", {}).items():
             component = ResolvedComponent(
-                name=name, type=ResolvedComponent.SCHEMA, object=name, schema=_oas30(definition)
+                name=name,
+                type=ResolvedComponent.SCHEMA,
+                # The model itself where there is one: a model that is a body of its own
+                # and a part of another is then one component, not two of the same name.
+                object=_wire_models().get(name, name),
+                schema=_oas30(definition),
             )
             auto_schema.registry.register_on_missing(component)
         return _oas30(schema)
+
+
+def _wire_models() -> dict[str, type[WireMessage]]:
+    """Every wire model, by name."""
+    found: dict[str, type[WireMessage]] = {}
+    pending: list[type[WireMessage]] = [WireMessage]
+    while pending:
+        model = pending.pop()
+        found[model.__name__] = model
+        pending.extend(model.__subclasses__())
+    return found
 
 
 def _oas30(schema: Any) -> Any:
