@@ -16,6 +16,7 @@ api_urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/", include("config.auth_urls")),
     path("", include("accounts.urls")),
     path("", include("pipelines.urls")),
+    path("", include("reviews.urls")),
     path("", include("runs.urls")),
     # Anything else under /api/, with or without a slash and whatever cookies come with it:
     # 404 in the error shape (and no redirect to add a slash, which answers HTML).

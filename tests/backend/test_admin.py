@@ -7,6 +7,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from reviews.services import Target, thread_create
 from tests.backend.factories import make_team
 
 pytestmark = pytest.mark.django_db
@@ -20,6 +21,9 @@ def test_createsuperuser_makes_an_admin_who_sees_every_model(
     assert User.objects.get(username="root").is_superuser
     team = make_team()
     version = team.pipeline.versions.get()
+    thread = thread_create(
+        pipeline=team.pipeline, actor=team.owner, target=Target(kind="pipeline"), body="Looks fine"
+    )
     client = APIClient()
     assert client.login(username="root", password="a-long-admin-password")
 
@@ -33,6 +37,11 @@ def test_createsuperuser_makes_an_admin_who_sees_every_model(
         "/admin/pipelines/pipelineversion/",
         f"/admin/pipelines/pipelineversion/{version.pk}/change/",
         "/admin/pipelines/pipelineedit/",
+        "/admin/reviews/commentthread/",
+        f"/admin/reviews/commentthread/{thread.pk}/change/",
+        "/admin/reviews/reviewrequest/",
+        "/admin/reviews/reviewverdict/",
+        "/admin/reviews/reviewpolicy/",
     ]
     for page in pages:
         assert client.get(page).status_code == 200, page

@@ -29,6 +29,7 @@ from rest_framework.authtoken.models import Token
 from accounts.models import Role
 from config.asgi_server import free_port, uvicorn_command, wait_until_listening
 from pipelines.models import Pipeline
+from reviews.services import Target, review_policy_update, review_request_create, thread_create
 from tests.backend.conftest import FAST_HASHERS
 from tests.backend.factories import add_member, make_user, make_workspace
 from tests.backend.runs_support import make_run, make_runnable_version
@@ -38,7 +39,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 SEED = 20261125
 EXAMPLES = 25
-DESTRUCTIVE = ["auth_token_destroy", "workspaces_destroy", "pipelines_destroy", "members_destroy"]
+DESTRUCTIVE = [
+    "auth_token_destroy",
+    "workspaces_destroy",
+    "pipelines_destroy",
+    "members_destroy",
+    "comments_destroy",
+]
 BUSINESS_RULES = [
     "auth_register",
     "auth_token_obtain",
@@ -53,6 +60,21 @@ BUSINESS_RULES = [
     "workspaces_update",
     "members_create",
     "members_update",
+    # A page cursor or version that is not there, a target not in the version, a mention of
+    # someone outside the workspace, a review of a version no longer the latest, an approval
+    # without its acknowledgement, a policy change that changes nothing.
+    "comments_list",
+    "comments_summary",
+    "comments_retrieve",
+    "comments_create",
+    "comments_reply",
+    "comments_update",
+    "reviews_request",
+    "reviews_verdict",
+    "review_policy_update",
+    "inbox_reviews",
+    "inbox_mentions",
+    "inbox_mentions_read",
 ]
 
 
@@ -128,6 +150,12 @@ def test_the_api_keeps_to_its_schema_under_fuzzing(server: str, tmp_path: Path) 
     )
     version = make_runnable_version(pipeline=pipeline, author=owner)
     run = make_run(version=version)
+    # The owner reviews their own version (the policy lets them), so verdicts reach their logic.
+    review_policy_update(workspace=workspace, actor=owner, allow_self_approval=True)
+    review = review_request_create(version=version, actor=owner, reviewers=[owner.username])
+    thread = thread_create(
+        pipeline=pipeline, actor=owner, target=Target(kind="pipeline"), body="Fuzzed"
+    )
     token = Token.objects.create(user=owner).key
     config = tmp_path / "schemathesis.toml"
     config.write_text(
@@ -138,6 +166,9 @@ def test_the_api_keeps_to_its_schema_under_fuzzing(server: str, tmp_path: Path) 
                 "number": version.number,
                 "run_id": run.pk,
                 "user_id": viewer.pk,
+                "thread_id": thread.pk,
+                "comment_id": thread.comments.get().pk,
+                "request_id": review.pk,
             }
         )
     )
@@ -157,4 +188,4 @@ def test_the_api_keeps_to_its_schema_under_fuzzing(server: str, tmp_path: Path) 
     )
 
     assert fuzzed.returncode == 0, fuzzed.stdout[-12_000:] + fuzzed.stderr[-3_000:]
-    assert "Tested: 30" in fuzzed.stdout  # every operation but the destructive ones
+    assert "Tested: 47" in fuzzed.stdout  # every operation but the destructive ones

@@ -42,7 +42,7 @@ ID_ROUTES = _routes()
 
 def test_every_id_route_is_covered() -> None:
     # The API's routes with ids, so a new route cannot slip past the tests below.
-    assert len(ID_ROUTES) == 13
+    assert len(ID_ROUTES) == 23
     assert all(route.startswith("api/") for route in ID_ROUTES)
 
 
@@ -77,6 +77,13 @@ def test_the_largest_64_bit_id_is_simply_not_found() -> None:
         ("post", "/api/pipelines/import/", {"workspace": "{n}", "content": {}}),
         ("patch", "/api/pipelines/{p}/", {"revision": "{n}"}),
         ("post", "/api/pipelines/{p}/runs/", {"version": "{n}"}),
+        (
+            "post",
+            "/api/pipelines/{p}/comments/",
+            {"version": "{n}", "target": {"kind": "pipeline"}, "body": "x"},
+        ),
+        ("get", "/api/pipelines/{p}/comments/?at={n}", None),
+        ("post", "/api/me/mentions/read/", {"mentions": ["{n}"]}),
     ],
 )
 def test_a_number_beyond_64_bits_in_a_query_or_body_is_400(

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 
+from reviews.models import Comment, CommentThread
+from reviews.services import Target, review_request_create, thread_create
 from tests.backend.factories import (
     PASSWORD,
     ROLES,
@@ -52,6 +55,35 @@ def _p(team: Team) -> str:
 
 def _run(team: Team) -> str:
     return f"/api/runs/{make_run(version=make_runnable_version(pipeline=team.pipeline)).pk}/"
+
+
+def _open_thread(team: Team, author: User | None = None) -> CommentThread:
+    """A thread on Reduce, opened by `author` (the owner if not given)."""
+    return thread_create(
+        pipeline=team.pipeline,
+        actor=author or team.owner,
+        target=Target(kind="node", node=3),
+        body="Why HASH?",
+    )
+
+
+def _thread(team: Team) -> str:
+    return _p(team) + f"comments/{_open_thread(team).pk}/"
+
+
+def _comment(team: Team, author: User | None) -> str:
+    thread = _open_thread(team, author)
+    return _p(team) + f"comments/{thread.pk}/{thread.comments.get().pk}/"
+
+
+def _verdicts(team: Team) -> str:
+    """Version 1 up for review by every member, so any member may answer."""
+    request = review_request_create(
+        version=team.pipeline.versions.get(number=1),
+        actor=team.owner,
+        reviewers=[team.owner.username, team.editor.username, team.viewer.username],
+    )
+    return _p(team) + f"versions/1/reviews/{request.pk}/verdicts/"
 
 
 ENDPOINTS = [
@@ -170,6 +202,57 @@ ENDPOINTS = [
     Endpoint("run cancel", "post", lambda t: _run(t) + "cancel/", "editor", 200),
     Endpoint("run journal", "get", lambda t: _run(t) + "journal/", "viewer", 200),
     Endpoint("clusters list", "get", lambda t: "/api/clusters/", "auth", 200),
+    Endpoint("comments list", "get", lambda t: _p(t) + "comments/?at=1", "viewer", 200),
+    Endpoint(
+        "comments open a thread",
+        "post",
+        lambda t: _p(t) + "comments/",
+        "viewer",
+        201,
+        lambda t: {"version": 1, "target": {"kind": "node", "node": 3}, "body": "@olivia why?"},
+    ),
+    Endpoint("comments summary", "get", lambda t: _p(t) + "comments/summary/", "viewer", 200),
+    Endpoint("comment thread read", "get", _thread, "viewer", 200),
+    Endpoint(
+        "comment reply",
+        "post",
+        lambda t: _thread(t) + "replies/",
+        "viewer",
+        201,
+        lambda t: {"body": "Because."},
+    ),
+    Endpoint("comment resolve", "post", lambda t: _thread(t) + "resolve/", "editor", 200),
+    Endpoint("comment reopen", "post", lambda t: _thread(t) + "reopen/", "editor", 200),
+    Endpoint("review read", "get", lambda t: _p(t) + "versions/1/reviews/", "viewer", 200),
+    Endpoint(
+        "review request",
+        "post",
+        lambda t: _p(t) + "versions/1/reviews/",
+        "editor",
+        201,
+        lambda t: {"reviewers": ["vera"], "message": "Please"},
+    ),
+    Endpoint("review verdict", "post", _verdicts, "viewer", 201, lambda t: {"verdict": "comment"}),
+    Endpoint("review policy read", "get", lambda t: _ws(t) + "review-policy/", "viewer", 200),
+    Endpoint(
+        "review policy change",
+        "patch",
+        lambda t: _ws(t) + "review-policy/",
+        "owner",
+        200,
+        lambda t: {"requiredApprovals": 2},
+    ),
+    Endpoint("inbox", "get", lambda t: "/api/me/inbox/", "auth", 200),
+    Endpoint("reviews waiting", "get", lambda t: "/api/me/reviews/", "auth", 200),
+    Endpoint("mentions", "get", lambda t: "/api/me/mentions/", "auth", 200),
+    Endpoint(
+        "mentions read",
+        "post",
+        lambda t: "/api/me/mentions/read/",
+        "auth",
+        200,
+        lambda t: {"all": True},
+    ),
 ]
 
 
@@ -234,3 +317,52 @@ def test_refused_writes_change_nothing(role: str, status: int) -> None:
     assert team.workspace.name == "Payments"
     assert team.workspace.memberships.count() == 3
     assert team.pipeline.versions.count() == 1
+
+
+# Your own comments: any member edits and deletes theirs (others' are 403, see
+# test_reviews_comments.py); outsiders find nothing, anonymous callers are not let in.
+OWN = [("comment edit", "patch", 200, {"body": "Edited"}), ("comment delete", "delete", 204, None)]
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("name", "method", "success", "body"), OWN, ids=[o[0] for o in OWN])
+def test_permission_matrix_of_your_own_comments(
+    name: str, method: str, success: int, body: dict[str, Any] | None, role: str
+) -> None:
+    team = make_team()
+    member = role in RANK
+    comment_url = _comment(team, team.user(role) if member else None)
+    kwargs: dict[str, Any] = {} if body is None else {"data": body}
+
+    response = getattr(team.client(role), method)(comment_url, **kwargs)
+
+    expected = success if member else {"anonymous": 401, "non-member": 404}[role]
+    assert response.status_code == expected, response.content[:300]
+    if expected >= 400:
+        assert set(response.json()["error"]) == {"code", "message", "diagnostics", "fields"}
+
+
+@pytest.mark.parametrize(
+    ("role", "status"),
+    [("anonymous", 401), ("non-member", 404), ("viewer", 403), ("editor", 403)],
+)
+def test_refused_review_writes_change_nothing(role: str, status: int) -> None:
+    team = make_team()
+    client = team.client(role)
+    thread_url = _thread(team)
+
+    responses = [client.patch(_ws(team) + "review-policy/", {"requiredApprovals": 3})]
+    if role != "editor":
+        responses.append(client.post(_p(team) + "versions/1/reviews/", {"reviewers": ["olivia"]}))
+        responses.append(client.post(thread_url + "resolve/"))
+    if role in ("anonymous", "non-member"):
+        responses.append(
+            client.post(_p(team) + "comments/", {"target": {"kind": "pipeline"}, "body": "x"})
+        )
+        responses.append(client.post(thread_url + "replies/", {"body": "x"}))
+
+    assert {r.status_code for r in responses} == {status}
+    assert not team.workspace.__class__.objects.filter(review_policy__isnull=False).exists()
+    assert not team.pipeline.versions.get().review_requests.exists()
+    assert Comment.objects.count() == 1
+    assert team.pipeline.comment_threads.get().status == "open"

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts.serializers import UserRefSerializer
 from config.messages import UserRef
+from reviews.events import CommentThread, CommentThreadPage, VersionReview
 from runs.events import RunDetail
 from runs.models import RunStatus
 from runtime.events import ExecutionState
@@ -39,6 +40,20 @@ PATHS = {
     "/api/compile/",
     "/api/operators/",
     "/api/clusters/",
+    "/api/pipelines/{pipeline_id}/comments/",
+    "/api/pipelines/{pipeline_id}/comments/summary/",
+    "/api/pipelines/{pipeline_id}/comments/{thread_id}/",
+    "/api/pipelines/{pipeline_id}/comments/{thread_id}/replies/",
+    "/api/pipelines/{pipeline_id}/comments/{thread_id}/resolve/",
+    "/api/pipelines/{pipeline_id}/comments/{thread_id}/reopen/",
+    "/api/pipelines/{pipeline_id}/comments/{thread_id}/{comment_id}/",
+    "/api/pipelines/{pipeline_id}/versions/{number}/reviews/",
+    "/api/pipelines/{pipeline_id}/versions/{number}/reviews/{request_id}/verdicts/",
+    "/api/workspaces/{workspace_id}/review-policy/",
+    "/api/me/inbox/",
+    "/api/me/reviews/",
+    "/api/me/mentions/",
+    "/api/me/mentions/read/",
 }
 
 
@@ -71,6 +86,14 @@ def test_schema_takes_shared_shapes_from_the_wire_models() -> None:
     # DRF's `UserRefSerializer` is documented as the model's `UserRef`: the two must agree.
     assert set(UserRefSerializer().fields) == set(UserRef.model_fields)
     assert set(components["UserRef"]["properties"]) == set(UserRef.model_fields)
+
+
+def test_review_bodies_come_from_the_wire_models() -> None:
+    components = APIClient().get("/api/schema/?format=json").json()["components"]["schemas"]
+
+    for model in (CommentThread, CommentThreadPage, VersionReview):
+        assert set(components[model.__name__]["properties"]) == set(model.model_fields)
+    assert components["AnchorKind"]["enum"] == ["pipeline", "node", "edge", "vertex"]
 
 
 def test_docs_page_answers() -> None:

@@ -1,0 +1,435 @@
+"""Review requests, verdicts, the derived review state, the workspace's policy, the
+state-loss gate on approvals, and the run gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import Role
+from accounts.services import membership_change, membership_remove
+from reviews.models import ReviewPolicy, ReviewRequest, ReviewVerdict
+from tests.backend.factories import (
+    Team,
+    add_member,
+    client_for,
+    make_document,
+    make_team,
+    make_version,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def reviews_url(team: Team, number: int = 1) -> str:
+    return f"/api/pipelines/{team.pipeline.pk}/versions/{number}/reviews/"
+
+
+def request_review(
+    team: Team, reviewers: list[str], *, number: int = 1, by: str = "editor"
+) -> dict[str, Any]:
+    response = team.client(by).post(
+        reviews_url(team, number), {"reviewers": reviewers, "message": "Please look"}
+    )
+    assert response.status_code == 201, response.content
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def verdict(
+    client: APIClient,
+    team: Team,
+    request_id: int,
+    kind: str = "approve",
+    *,
+    number: int = 1,
+    acknowledged: list[str] | None = None,
+) -> Any:
+    body: dict[str, Any] = {"verdict": kind, "summary": f"{kind}!"}
+    if acknowledged is not None:
+        body["acknowledged"] = acknowledged
+    return client.post(reviews_url(team, number) + f"{request_id}/verdicts/", body)
+
+
+def save_version(team: Team, document: dict[str, Any], author: Any = None) -> int:
+    team.pipeline.document = document
+    team.pipeline.revision += 1
+    team.pipeline.save()
+    return make_version(pipeline=team.pipeline, author=author or team.editor).number
+
+
+def state(team: Team, number: int = 1) -> str:
+    result: str = team.client("viewer").get(reviews_url(team, number)).json()["state"]
+    return result
+
+
+def set_policy(team: Team, **fields: Any) -> None:
+    response = team.client("owner").patch(
+        f"/api/workspaces/{team.workspace.pk}/review-policy/", fields
+    )
+    assert response.status_code == 200, response.content
+
+
+@pytest.fixture
+def team() -> Team:
+    """A team whose version 1 is the editor's (so the owner and the viewer may approve it)."""
+    team = make_team()
+    version = team.pipeline.versions.get()
+    version.delete()
+    make_version(pipeline=team.pipeline, author=team.editor, message="first")
+    return team
+
+
+# Requests and states --------------------------------------------------------------------------
+
+
+def test_a_version_is_a_draft_until_a_review_is_requested(team: Team) -> None:
+    review = team.client("viewer").get(reviews_url(team)).json()
+
+    assert review["state"] == "draft"
+    assert review["requests"] == []
+    assert review["author"]["username"] == "eddie"
+    assert review["policy"]["requiredApprovals"] == 1
+    assert review["stateCheck"] == {"reference": None, "operators": []}
+
+
+def test_an_editor_requests_a_review_from_members(team: Team) -> None:
+    review = request_review(team, ["olivia", "VERA"])
+
+    assert review["state"] == "in_review"
+    (request,) = review["requests"]
+    assert request["requestedBy"]["username"] == "eddie"
+    assert request["message"] == "Please look"
+    assert request["superseded"] is False
+    assert [(r["user"]["username"], r["role"], r["latest"]) for r in request["reviewers"]] == [
+        ("olivia", "owner", None),
+        ("vera", "viewer", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"reviewers": ["oscar"]}, "reviewers"),
+        ({"reviewers": ["nobody-at-all"]}, "reviewers"),
+        ({"reviewers": []}, "reviewers"),
+        ({}, "reviewers"),
+        ({"reviewers": ["olivia"], "message": 5}, "message"),
+    ],
+)
+def test_bad_requests_are_400s_naming_the_field(
+    team: Team, body: dict[str, Any], field: str
+) -> None:
+    response = team.client("editor").post(reviews_url(team), body)
+
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+    assert not ReviewRequest.objects.exists()
+
+
+def test_viewers_may_not_request_reviews(team: Team) -> None:
+    response = team.client("viewer").post(reviews_url(team), {"reviewers": ["olivia"]})
+
+    assert response.status_code == 403
+
+
+def test_only_the_latest_version_may_be_put_up_for_review(team: Team) -> None:
+    save_version(team, make_document(parallelism=3))
+
+    response = team.client("editor").post(reviews_url(team, 1), {"reviewers": ["olivia"]})
+
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "version-superseded"
+
+
+def test_an_owners_approval_approves_and_a_viewers_does_not_count(team: Team) -> None:
+    request_id = request_review(team, ["olivia", "vera"])["requests"][0]["id"]
+
+    by_viewer = verdict(team.client("viewer"), team, request_id)
+    assert by_viewer.status_code == 201
+    assert by_viewer.json()["state"] == "in_review"
+    viewer_verdict = by_viewer.json()["requests"][0]["reviewers"][1]["latest"]
+    assert (viewer_verdict["verdict"], viewer_verdict["counts"]) == ("approve", False)
+
+    by_owner = verdict(team.client("owner"), team, request_id)
+    assert by_owner.json()["state"] == "approved"
+    assert by_owner.json()["approvals"] == 1
+
+
+def test_someone_not_asked_may_not_answer(team: Team) -> None:
+    request_id = request_review(team, ["vera"])["requests"][0]["id"]
+
+    response = verdict(team.client("owner"), team, request_id)
+
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "not-a-reviewer"
+    assert not ReviewVerdict.objects.exists()
+
+
+def test_changes_requested_wins_until_that_reviewer_approves(team: Team) -> None:
+    set_policy(team, requiredApprovals=1)
+    other_owner = add_member(workspace=team.workspace, role=Role.OWNER)
+    request_id = request_review(team, ["olivia", other_owner.username])["requests"][0]["id"]
+
+    verdict(team.client("owner"), team, request_id)
+    changes = verdict(client_for(other_owner), team, request_id, "request_changes")
+    assert changes.json()["state"] == "changes_requested"
+
+    approved = verdict(client_for(other_owner), team, request_id)
+    assert approved.json()["state"] == "approved"
+    assert approved.json()["approvals"] == 2
+
+
+def test_a_comment_verdict_neither_approves_nor_blocks(team: Team) -> None:
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+
+    response = verdict(team.client("owner"), team, request_id, "comment")
+
+    assert response.status_code == 201
+    assert response.json()["state"] == "in_review"
+
+
+def test_the_author_may_approve_only_where_the_policy_allows(team: Team) -> None:
+    request_id = request_review(team, ["eddie"], by="owner")["requests"][0]["id"]
+
+    refused = verdict(team.client("editor"), team, request_id)
+    set_policy(team, allowSelfApproval=True)
+    allowed = verdict(team.client("editor"), team, request_id)
+
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "self-approval"
+    assert allowed.status_code == 201
+    assert allowed.json()["state"] == "approved"
+
+
+def test_two_required_approvals(team: Team) -> None:
+    set_policy(team, requiredApprovals=2)
+    other_owner = add_member(workspace=team.workspace, role=Role.OWNER)
+    request_id = request_review(team, ["olivia", other_owner.username])["requests"][0]["id"]
+
+    first = verdict(team.client("owner"), team, request_id)
+    second = verdict(client_for(other_owner), team, request_id)
+
+    assert (first.json()["state"], first.json()["approvals"]) == ("in_review", 1)
+    assert (second.json()["state"], second.json()["approvals"]) == ("approved", 2)
+
+
+def test_with_no_required_approvals_a_requested_review_is_enough(team: Team) -> None:
+    set_policy(team, requiredApprovals=0)
+
+    assert state(team) == "draft"
+    review = request_review(team, ["olivia"])
+    assert review["state"] == "approved"
+    changes = verdict(team.client("owner"), team, review["requests"][0]["id"], "request_changes")
+    assert changes.json()["state"] == "changes_requested"
+
+
+def test_a_demoted_or_removed_reviewers_approval_stops_counting_at_once(team: Team) -> None:
+    other_owner = add_member(workspace=team.workspace, role=Role.OWNER)
+    request_id = request_review(team, ["olivia", other_owner.username])["requests"][0]["id"]
+    verdict(client_for(other_owner), team, request_id)
+    assert state(team) == "approved"
+
+    membership_change(
+        workspace=team.workspace, actor=team.owner, user_id=other_owner.pk, role=Role.VIEWER
+    )
+    assert state(team) == "in_review"
+
+    membership_change(
+        workspace=team.workspace, actor=team.owner, user_id=other_owner.pk, role=Role.EDITOR
+    )
+    assert state(team) == "approved"
+    membership_remove(workspace=team.workspace, actor=team.owner, user_id=other_owner.pk)
+    review = team.client("viewer").get(reviews_url(team)).json()
+    assert review["state"] == "in_review"
+    assert review["requests"][0]["reviewers"][1]["role"] is None
+
+
+def test_a_newer_version_supersedes_an_open_review_and_refuses_verdicts(team: Team) -> None:
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+    save_version(team, make_document(parallelism=3))
+
+    response = verdict(team.client("owner"), team, request_id)
+    review = team.client("viewer").get(reviews_url(team)).json()
+
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "review-superseded"
+    assert review["state"] == "superseded"
+    assert review["requests"][0]["superseded"] is True
+    assert state(team, 2) == "draft"
+
+
+def test_an_approved_version_stays_approved_when_a_newer_one_comes(team: Team) -> None:
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+    verdict(team.client("owner"), team, request_id)
+
+    save_version(team, make_document(parallelism=3))
+
+    assert state(team, 1) == "approved"
+
+
+def test_a_verdict_on_a_request_of_another_version_is_a_404(team: Team) -> None:
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+    save_version(team, make_document(parallelism=3))
+
+    response = verdict(team.client("owner"), team, request_id, number=2)
+
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "verdict"),
+        ({"verdict": "maybe"}, "verdict"),
+        ({"verdict": "comment", "acknowledged": ["0" * 32]}, "acknowledged"),
+        ({"verdict": "approve", "acknowledged": ["not-hex"]}, "acknowledged"),
+    ],
+)
+def test_bad_verdicts_are_400s_naming_the_field(
+    team: Team, body: dict[str, Any], field: str
+) -> None:
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+
+    response = team.client("owner").post(reviews_url(team) + f"{request_id}/verdicts/", body)
+
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+    assert not ReviewVerdict.objects.exists()
+
+
+# The state-loss gate ------------------------------------------------------------------------------
+
+
+def approve_version_one(team: Team) -> None:
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+    assert verdict(team.client("owner"), team, request_id).status_code == 201
+
+
+def changed_key() -> dict[str, Any]:
+    document = make_document()
+    document["edges"][1]["key"] = {"fn": "order.customer"}
+    return document
+
+
+def test_the_review_lists_the_state_an_approval_must_acknowledge(team: Team) -> None:
+    approve_version_one(team)
+    number = save_version(team, changed_key())
+
+    check = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]
+
+    assert check["reference"] == 1
+    (risk,) = check["operators"]
+    assert (risk["node"], risk["name"]) == (3, "Reduce")
+    assert [r["code"] for r in risk["reasons"]] == ["key-changed"]
+    assert "'order.customer' instead of 'order.id'" in risk["reasons"][0]["message"]
+
+
+def test_an_approval_without_the_acknowledgement_is_refused_listing_it(team: Team) -> None:
+    approve_version_one(team)
+    number = save_version(team, changed_key())
+    request_id = request_review(team, ["olivia"], number=number)["requests"][0]["id"]
+    risk = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]["operators"][0]
+
+    without = verdict(team.client("owner"), team, request_id, number=number)
+    extra = verdict(
+        team.client("owner"),
+        team,
+        request_id,
+        number=number,
+        acknowledged=[risk["operatorId"], "f" * 32],
+    )
+    exact = verdict(
+        team.client("owner"), team, request_id, number=number, acknowledged=[risk["operatorId"]]
+    )
+
+    assert without.status_code == 400
+    error = without.json()["error"]
+    assert error["code"] == "state-not-acknowledged"
+    assert f"Reduce ({risk['operatorId']})" in error["message"]
+    assert error["fields"]["acknowledged"][0].startswith(f"Reduce (node 3, {risk['operatorId']}):")
+    assert [d["node"] for d in error["diagnostics"]] == [3]
+    assert extra.status_code == 400
+    assert extra.json()["error"]["fields"]["acknowledged"] == [
+        f"{'f' * 32} is not at risk: leave it out."
+    ]
+    assert exact.status_code == 201
+    assert exact.json()["state"] == "approved"
+    given = exact.json()["requests"][0]["reviewers"][0]["latest"]
+    assert (given["acknowledged"], given["reference"]) == ([risk["operatorId"]], 1)
+
+
+def test_a_removed_stateful_operator_needs_acknowledging(team: Team) -> None:
+    approve_version_one(team)
+    document = make_document()
+    document["nodes"] = [n for n in document["nodes"] if n["id"] != 3]
+    document["edges"] = [document["edges"][0], {"source": 2, "target": 4, "partitioner": "FORWARD"}]
+    number = save_version(team, document)
+
+    check = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]
+
+    assert {r["name"]: [x["code"] for x in r["reasons"]] for r in check["operators"]} == {
+        "Reduce": ["operator-removed"]
+    }
+
+
+def test_an_operator_whose_id_changes_needs_acknowledging_with_the_cause(team: Team) -> None:
+    approve_version_one(team)
+    number = save_version(team, make_document(sink_parallelism=4))
+
+    (risk,) = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]["operators"]
+
+    assert risk["name"] == "Reduce"
+    (reason,) = risk["reasons"]
+    assert reason["code"] == "state-lost"
+    assert "chainable out-edges changed from 1 to 0" in reason["message"]
+
+
+def test_before_any_approval_there_is_nothing_to_acknowledge(team: Team) -> None:
+    number = save_version(team, changed_key())
+
+    check = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]
+
+    assert check == {"reference": None, "operators": []}
+
+
+# The policy and the run gate ---------------------------------------------------------------------
+
+
+def test_owners_set_the_policy_and_others_read_it(team: Team) -> None:
+    policy_url = f"/api/workspaces/{team.workspace.pk}/review-policy/"
+
+    default = team.client("viewer").get(policy_url).json()
+    by_editor = team.client("editor").patch(policy_url, {"requiredApprovals": 2})
+    empty = team.client("owner").patch(policy_url, {})
+    too_many = team.client("owner").patch(policy_url, {"requiredApprovals": 6})
+    not_bool = team.client("owner").patch(policy_url, {"allowSelfApproval": "yes"})
+    changed = team.client("owner").patch(
+        policy_url, {"requiredApprovals": 2, "requireApprovalToRun": True}
+    )
+
+    assert default == {
+        "workspace": team.workspace.pk,
+        "requiredApprovals": 1,
+        "allowSelfApproval": False,
+        "requireApprovalToRun": False,
+        "updatedBy": None,
+        "updatedAt": None,
+    }
+    assert by_editor.status_code == 403
+    assert empty.status_code == 400
+    assert set(empty.json()["error"]["fields"]) == {
+        "requiredApprovals",
+        "allowSelfApproval",
+        "requireApprovalToRun",
+    }
+    assert too_many.status_code == 400 and "requiredApprovals" in too_many.json()["error"]["fields"]
+    assert not_bool.status_code == 400 and "allowSelfApproval" in not_bool.json()["error"]["fields"]
+    assert changed.status_code == 200
+    assert changed.json()["requiredApprovals"] == 2
+    assert changed.json()["requireApprovalToRun"] is True
+    assert changed.json()["allowSelfApproval"] is False
+    assert changed.json()["updatedBy"]["username"] == "olivia"
+    assert ReviewPolicy.objects.get().required_approvals == 2
