@@ -28,6 +28,7 @@ from config.errors import ApplicationError, Conflict, InvalidRequest
 from config.messages import UserRef
 from pipelines.events import RunStarted, publish_after_commit
 from pipelines.models import Pipeline, PipelineVersion
+from reviews.selectors import version_run_refusal
 from runs import control
 from runs.clusters import cluster_get
 from runs.journal import append, close, monitor_state, run_fields, set_status
@@ -82,6 +83,8 @@ def run_start(
             f"The pipeline has no version {version}.",
             fields={"version": [f"The pipeline has no version {version}."]},
         )
+    if (refusal := version_run_refusal(version=saved)) is not None:
+        raise InvalidRequest(refusal, code="version-not-approved", fields={"version": [refusal]})
     document, problems = document_for_run(saved.document, checked)
     compilation = compile_document(document)
     problems += [d for d in compilation.diagnostics if d.severity is Severity.ERROR]

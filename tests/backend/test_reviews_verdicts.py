@@ -19,6 +19,7 @@ from tests.backend.factories import (
     make_team,
     make_version,
 )
+from tests.backend.runs_support import make_runnable_version
 
 pytestmark = pytest.mark.django_db
 
@@ -433,3 +434,26 @@ def test_owners_set_the_policy_and_others_read_it(team: Team) -> None:
     assert changed.json()["allowSelfApproval"] is False
     assert changed.json()["updatedBy"]["username"] == "olivia"
     assert ReviewPolicy.objects.get().required_approvals == 2
+
+
+def test_only_approved_versions_run_where_the_policy_says_so(team: Team) -> None:
+    number = make_runnable_version(pipeline=team.pipeline, author=team.editor).number
+    runs_url = f"/api/pipelines/{team.pipeline.pk}/runs/"
+
+    unguarded = team.client("editor").post(runs_url, {"version": number})
+    set_policy(team, requireApprovalToRun=True)
+    refused = team.client("editor").post(runs_url, {"version": number})
+    request_id = request_review(team, ["olivia"], number=number)["requests"][0]["id"]
+    verdict(team.client("owner"), team, request_id, number=number)
+    approved = team.client("editor").post(runs_url, {"version": number})
+
+    assert unguarded.status_code == 201
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert error["code"] == "version-not-approved"
+    assert error["message"] == (
+        f"Version {number} is not approved (no review was requested; 0 of 1 approvals): this "
+        "workspace's review policy runs approved versions only."
+    )
+    assert error["fields"] == {"version": [error["message"]]}
+    assert approved.status_code == 201, approved.content
