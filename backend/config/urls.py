@@ -18,6 +18,7 @@ api_urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("pipelines.urls")),
     path("", include("reviews.urls")),
     path("", include("runs.urls")),
+    path("", include("activity.urls")),
     # Anything else under /api/, with or without a slash and whatever cookies come with it:
     # 404 in the error shape (and no redirect to add a slash, which answers HTML).
     re_path(r"^(?P<path>.*)$", apis.api_not_found),

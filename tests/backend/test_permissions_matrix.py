@@ -242,6 +242,7 @@ ENDPOINTS = [
         200,
         lambda t: {"requiredApprovals": 2},
     ),
+    Endpoint("activity", "get", lambda t: _p(t) + "activity/", "viewer", 200),
     Endpoint("inbox", "get", lambda t: "/api/me/inbox/", "auth", 200),
     Endpoint("reviews waiting", "get", lambda t: "/api/me/reviews/", "auth", 200),
     Endpoint("mentions", "get", lambda t: "/api/me/mentions/", "auth", 200),

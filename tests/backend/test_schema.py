@@ -9,6 +9,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from accounts.serializers import UserRefSerializer
+from activity.events import ActivityPage
 from config.messages import UserRef
 from reviews.events import CommentThread, CommentThreadPage, VersionReview
 from runs.events import RunDetail
@@ -49,6 +50,7 @@ PATHS = {
     "/api/pipelines/{pipeline_id}/comments/{thread_id}/{comment_id}/",
     "/api/pipelines/{pipeline_id}/versions/{number}/reviews/",
     "/api/pipelines/{pipeline_id}/versions/{number}/reviews/{request_id}/verdicts/",
+    "/api/pipelines/{pipeline_id}/activity/",
     "/api/workspaces/{workspace_id}/review-policy/",
     "/api/me/inbox/",
     "/api/me/reviews/",
@@ -91,8 +93,11 @@ def test_schema_takes_shared_shapes_from_the_wire_models() -> None:
 def test_review_bodies_come_from_the_wire_models() -> None:
     components = APIClient().get("/api/schema/?format=json").json()["components"]["schemas"]
 
-    for model in (CommentThread, CommentThreadPage, VersionReview):
+    for model in (CommentThread, CommentThreadPage, VersionReview, ActivityPage):
         assert set(components[model.__name__]["properties"]) == set(model.model_fields)
+    items = components["ActivityPage"]["properties"]["items"]["items"]
+    assert items["discriminator"]["propertyName"] == "kind"
+    assert len(items["oneOf"]) == 6
     assert components["AnchorKind"]["enum"] == ["pipeline", "node", "edge", "vertex"]
 
 
