@@ -1,8 +1,9 @@
 """The shapes that cross to the browser, from their one source: the pydantic models.
 
 `wire_schema()` is one JSON Schema whose `$defs` hold every message of both websockets
-(`pipelines.events`, `runs.events`) and the run bodies the REST API shares with them, with
-the state names they use. `manage.py wire_schema` writes it to `WIRE_SCHEMA`, and
+(`pipelines.events`, `reviews.events`, `runs.events`), the run bodies the REST API shares
+with them and the bodies of team review (`reviews.events`, `activity.events`), with the
+state names they use. `manage.py wire_schema` writes it to `WIRE_SCHEMA`, and
 `npm run wire` turns that into TypeScript (`frontend/scripts/wire.mjs`, with
 json-schema-to-typescript). Both files are committed, so a change shows in review, and
 `make test` fails when either is stale (`make wire` writes both).
@@ -17,7 +18,9 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 
+from activity import events as activity_events
 from pipelines import events as pipeline_events
+from reviews import events as review_events
 from runs import events as run_events
 
 WIRE_SCHEMA = Path(__file__).resolve().parents[2] / "frontend/src/api/generated/wire.schema.json"
@@ -26,12 +29,25 @@ _ROOTS: Mapping[str, Any] = {
     # The co-editing socket, `ws/pipelines/<id>/`.
     "PipelineClientMessage": pipeline_events.Inbound,
     "PipelineServerMessage": Annotated[pipeline_events.Outbound, Field(discriminator="type")],
+    # Team review's messages on the same socket.
+    "ReviewServerMessage": Annotated[review_events.Outbound, Field(discriminator="type")],
     # The run monitor socket, `ws/runs/<id>/`.
     "RunClientMessage": run_events.Inbound,
     "RunServerMessage": Annotated[run_events.Outbound, Field(discriminator="type")],
     # `GET /api/pipelines/<id>/runs/` and `GET /api/runs/<id>/`.
     "RunSummary": run_events.RunSummary,
     "RunDetail": run_events.RunDetail,
+    # Team review over REST: comments, reviews, policies, the inbox, the activity feed.
+    "CommentThreadPage": review_events.CommentThreadPage,
+    "CommentThread": review_events.CommentThread,
+    "CommentEntry": review_events.CommentEntry,
+    "CommentSummary": review_events.CommentSummary,
+    "VersionReview": review_events.VersionReview,
+    "ReviewPolicy": review_events.ReviewPolicy,
+    "Inbox": review_events.Inbox,
+    "WaitingReviewPage": review_events.WaitingReviewPage,
+    "MentionPage": review_events.MentionPage,
+    "ActivityPage": activity_events.ActivityPage,
 }
 """What the browser reads or sends, by the name its type has there."""
 

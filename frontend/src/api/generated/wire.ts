@@ -13,10 +13,21 @@ import type { ServerDiagnostic } from "../../graph/streamgraph";
 export type WireShape =
   | PipelineClientMessage
   | PipelineServerMessage
+  | ReviewServerMessage
   | RunClientMessage
   | RunServerMessage
   | RunSummary
-  | RunDetail;
+  | RunDetail
+  | CommentThreadPage
+  | CommentThread
+  | CommentEntry
+  | CommentSummary
+  | VersionReview
+  | ReviewPolicy
+  | Inbox
+  | WaitingReviewPage
+  | MentionPage
+  | ActivityPage;
 export type PipelineClientMessage = EditRequest | PresenceRequest | ResyncRequest;
 export type PipelineServerMessage =
   | Snapshot
@@ -29,6 +40,19 @@ export type PipelineServerMessage =
   | PresenceChanged
   | PresenceLeft
   | ErrorMessage;
+export type ReviewServerMessage =
+  | CommentThreadCreated
+  | CommentAdded
+  | CommentEdited
+  | CommentDeleted
+  | CommentThreadResolved
+  | CommentThreadReopened
+  | ReviewRequested
+  | VerdictGiven;
+/**
+ * A member's role in a workspace, from least to most allowed.
+ */
+export type Role = "viewer" | "editor" | "owner";
 export type RunClientMessage = RunResyncRequest;
 export type RunServerMessage = RunSnapshot | RunUpdate | RunErrorMessage;
 /**
@@ -218,6 +242,197 @@ export interface PresenceLeft {
 export interface ErrorMessage {
   readonly type: "error";
   readonly error: ErrorBody;
+}
+/**
+ * Someone opened a thread; `thread` is read at the working copy.
+ */
+export interface CommentThreadCreated {
+  readonly type: "comment_thread_created";
+  readonly thread: CommentThread;
+}
+/**
+ * A thread, read at a version of the pipeline or its working copy (`at`).
+ */
+export interface CommentThread {
+  readonly id: number;
+  readonly pipeline: number;
+  /**
+   * The version it was written on; null: the working copy.
+   */
+  readonly version: number | null;
+  /**
+   * The working copy's revision it was written on (a version's: the one it saved).
+   */
+  readonly revision: number;
+  readonly target: Anchor;
+  readonly status: "open" | "resolved";
+  readonly resolvedBy: UserRef | null;
+  readonly resolvedAt: string | null;
+  readonly createdBy: UserRef | null;
+  readonly createdAt: string;
+  /**
+   * What `outdated` was worked out against.
+   */
+  readonly at: number | "working";
+  /**
+   * Its element is not in `at`, or no longer has the ids it had (`outdatedCauses`).
+   */
+  readonly outdated: boolean;
+  /**
+   * Why, in the savepoint verdict's words, e.g. "node 4 (Sink) was removed".
+   */
+  readonly outdatedCauses: readonly string[];
+  /**
+   * Oldest first; the first one opened the thread.
+   */
+  readonly comments: readonly CommentEntry[];
+}
+/**
+ * What a thread is about, as it was when the thread was opened.
+ */
+export interface Anchor {
+  readonly kind: "pipeline" | "node" | "edge" | "vertex";
+  /**
+   * `node`: the node's id; `vertex`: the chain's head node; else null.
+   */
+  readonly node: number | null;
+  /**
+   * `edge`: its key; else null.
+   */
+  readonly edge: readonly [number, number, number, number] | null;
+  /**
+   * `vertex`: the JobVertexID; else null.
+   */
+  readonly vertex: string | null;
+  /**
+   * `node`: its OperatorID then (null on a cycle); else null.
+   */
+  readonly operatorId: string | null;
+  /**
+   * `edge`: the OperatorID of its source then; else null.
+   */
+  readonly sourceOperatorId: string | null;
+  /**
+   * `edge`: the OperatorID of its target then; else null.
+   */
+  readonly targetOperatorId: string | null;
+  /**
+   * What the element was called then: a node's or vertex's name, an edge's two ends.
+   */
+  readonly label: string;
+}
+/**
+ * One comment of a thread. A deleted one keeps its place, with an empty body.
+ */
+export interface CommentEntry {
+  readonly id: number;
+  readonly author: UserRef | null;
+  readonly body: string;
+  /**
+   * The members it names with `@username`.
+   */
+  readonly mentions: readonly UserRef[];
+  readonly createdAt: string;
+  readonly editedAt: string | null;
+  readonly deleted: boolean;
+}
+/**
+ * Someone replied in a thread.
+ */
+export interface CommentAdded {
+  readonly type: "comment_added";
+  readonly thread: number;
+  readonly comment: CommentEntry;
+}
+export interface CommentEdited {
+  readonly type: "comment_edited";
+  readonly thread: number;
+  readonly comment: CommentEntry;
+}
+/**
+ * A comment was deleted: `comment` is what is left of it (empty, `deleted`).
+ */
+export interface CommentDeleted {
+  readonly type: "comment_deleted";
+  readonly thread: number;
+  readonly comment: CommentEntry;
+}
+export interface CommentThreadResolved {
+  readonly type: "comment_thread_resolved";
+  readonly thread: number;
+  readonly user: UserRef;
+  readonly at: string;
+}
+export interface CommentThreadReopened {
+  readonly type: "comment_thread_reopened";
+  readonly thread: number;
+  readonly user: UserRef;
+  readonly at: string;
+}
+/**
+ * Someone asked for a review of a version; `state` is the version's review state now.
+ */
+export interface ReviewRequested {
+  readonly type: "review_requested";
+  readonly version: number;
+  readonly request: ReviewRequest;
+  readonly state: "draft" | "in_review" | "changes_requested" | "approved" | "superseded";
+}
+export interface ReviewRequest {
+  readonly id: number;
+  readonly version: number;
+  readonly requestedBy: UserRef | null;
+  readonly message: string;
+  readonly createdAt: string;
+  /**
+   * A newer version exists: no more verdicts on this request.
+   */
+  readonly superseded: boolean;
+  readonly reviewers: readonly Reviewer[];
+}
+export interface Reviewer {
+  readonly user: UserRef;
+  /**
+   * Their role now (null: no longer a member).
+   */
+  readonly role: Role | null;
+  /**
+   * Their latest verdict on this request.
+   */
+  readonly latest: Verdict | null;
+}
+/**
+ * A reviewer's answer to a review request.
+ */
+export interface Verdict {
+  readonly id: number;
+  readonly request: number;
+  readonly reviewer: UserRef | null;
+  readonly verdict: "approve" | "request_changes" | "comment";
+  readonly summary: string;
+  /**
+   * An approval's acknowledged state at risk: the operators' ids.
+   */
+  readonly acknowledged: readonly string[];
+  /**
+   * The approved version an approval's state check compared with (null: none).
+   */
+  readonly reference: number | null;
+  /**
+   * Whether it counts now: a reviewer's latest, by an editor or owner (an approval by
+   * the author only where the policy allows self-approval).
+   */
+  readonly counts: boolean;
+  readonly createdAt: string;
+}
+/**
+ * A reviewer answered; `state` is the version's review state now.
+ */
+export interface VerdictGiven {
+  readonly type: "review_verdict";
+  readonly version: number;
+  readonly verdict: Verdict;
+  readonly state: "draft" | "in_review" | "changes_requested" | "approved" | "superseded";
 }
 /**
  * Ask for a fresh snapshot.
@@ -459,6 +674,284 @@ export interface RunSummary {
   readonly worker: string | null;
   readonly error: string | null;
 }
+/**
+ * Threads, newest first; `next` is the cursor of the page after this one (null: last).
+ */
+export interface CommentThreadPage {
+  readonly items: readonly CommentThread[];
+  readonly next: string | null;
+}
+/**
+ * Thread counts of a pipeline read at `at`, in all and per element (for badges).
+ */
+export interface CommentSummary {
+  readonly at: number | "working";
+  readonly total: TargetCounts;
+  readonly pipeline: TargetCounts1;
+  readonly nodes: readonly NodeCounts[];
+  readonly edges: readonly EdgeCounts[];
+  readonly vertices: readonly VertexCounts[];
+}
+/**
+ * Threads by where they stand: open and current, open and outdated, resolved.
+ */
+export interface TargetCounts {
+  readonly open: number;
+  readonly outdated: number;
+  readonly resolved: number;
+}
+/**
+ * Threads by where they stand: open and current, open and outdated, resolved.
+ */
+export interface TargetCounts1 {
+  readonly open: number;
+  readonly outdated: number;
+  readonly resolved: number;
+}
+export interface NodeCounts {
+  readonly open: number;
+  readonly outdated: number;
+  readonly resolved: number;
+  readonly node: number;
+}
+export interface EdgeCounts {
+  readonly open: number;
+  readonly outdated: number;
+  readonly resolved: number;
+  /**
+   * @minItems 4
+   * @maxItems 4
+   */
+  readonly edge: readonly [number, number, number, number];
+}
+export interface VertexCounts {
+  readonly open: number;
+  readonly outdated: number;
+  readonly resolved: number;
+  readonly head: number;
+  /**
+   * The JobVertexID its head has at `at` (null: the head is gone or chained into another).
+   */
+  readonly vertex: string | null;
+}
+/**
+ * A version's review (`GET /api/pipelines/<id>/versions/<n>/reviews/`).
+ */
+export interface VersionReview {
+  readonly pipeline: number;
+  readonly version: number;
+  readonly author: UserRef | null;
+  readonly latestVersion: number;
+  /**
+   * draft (no request), in_review, changes_requested (an editor's or owner's latest
+   * verdict asks for changes), approved (enough approvals, none asking for changes),
+   * superseded (in review or changes requested, and a newer version exists).
+   */
+  readonly state: "draft" | "in_review" | "changes_requested" | "approved" | "superseded";
+  /**
+   * Approvals that count (`Verdict.counts`).
+   */
+  readonly approvals: number;
+  readonly policy: ReviewPolicy;
+  /**
+   * Oldest first.
+   */
+  readonly requests: readonly ReviewRequest[];
+  readonly stateCheck: StateCheck;
+}
+/**
+ * How a workspace reviews (`GET /api/workspaces/<id>/review-policy/`).
+ */
+export interface ReviewPolicy {
+  readonly workspace: number;
+  /**
+   * Approvals by editors or owners that make a version approved, 0 to 5. With 0 a
+   * version is approved once a review is requested, unless changes are requested.
+   */
+  readonly requiredApprovals: number;
+  /**
+   * Whether the author of a version may approve it.
+   */
+  readonly allowSelfApproval: boolean;
+  /**
+   * Whether only approved versions may be run.
+   */
+  readonly requireApprovalToRun: boolean;
+  readonly updatedBy: UserRef | null;
+  /**
+   * Null while the workspace has the defaults.
+   */
+  readonly updatedAt: string | null;
+}
+/**
+ * What an approval of the version must acknowledge, compared with the pipeline's last
+ * approved version before it (`reference`; null: none yet, so nothing to acknowledge).
+ */
+export interface StateCheck {
+  readonly reference: number | null;
+  readonly operators: readonly StateRisk[];
+}
+/**
+ * A stateful operator of the reference whose state the version puts at risk.
+ */
+export interface StateRisk {
+  readonly node: number;
+  readonly name: string;
+  /**
+   * The id its state is saved under in the reference: what an approval acknowledges.
+   */
+  readonly operatorId: string;
+  readonly reasons: readonly StateRiskReason[];
+}
+export interface StateRiskReason {
+  readonly code:
+    "operator-removed" | "state-lost" | "key-changed" | "max-parallelism-changed" | "not-compiled";
+  readonly message: string;
+}
+/**
+ * `GET /api/me/inbox/`: what waits for you, over all your workspaces.
+ */
+export interface Inbox {
+  /**
+   * Review requests of latest versions that ask you and that you have not answered.
+   */
+  readonly reviewsWaiting: number;
+  readonly unreadMentions: number;
+}
+/**
+ * Newest first; `next` is the cursor of the page after this one (null: last).
+ */
+export interface WaitingReviewPage {
+  readonly items: readonly WaitingReview[];
+  readonly next: string | null;
+}
+export interface WaitingReview {
+  readonly request: number;
+  readonly workspace: number;
+  readonly pipeline: number;
+  readonly pipelineName: string;
+  readonly version: number;
+  readonly requestedBy: UserRef | null;
+  readonly message: string;
+  readonly createdAt: string;
+}
+/**
+ * Newest first; `next` is the cursor of the page after this one (null: last).
+ */
+export interface MentionPage {
+  readonly items: readonly MentionItem[];
+  readonly next: string | null;
+}
+export interface MentionItem {
+  readonly id: number;
+  readonly workspace: number;
+  readonly pipeline: number;
+  readonly pipelineName: string;
+  readonly thread: number;
+  readonly comment: number;
+  readonly author: UserRef | null;
+  /**
+   * The comment's first characters.
+   */
+  readonly excerpt: string;
+  readonly createdAt: string;
+  readonly read: boolean;
+}
+/**
+ * Newest first; `next` is the cursor of the page after this one (null: the last).
+ */
+export interface ActivityPage {
+  readonly items: readonly (
+    | VersionSavedActivity
+    | ReviewRequestedActivity
+    | VerdictActivity
+    | CommentActivity
+    | RunStartedActivity
+    | RunFinishedActivity
+  )[];
+  readonly next: string | null;
+}
+export interface VersionSavedActivity {
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  readonly kind: "version_saved";
+  readonly version: number;
+  readonly message: string;
+}
+export interface ReviewRequestedActivity {
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  readonly kind: "review_requested";
+  readonly version: number;
+  readonly request: number;
+  readonly reviewers: readonly UserRef[];
+  readonly message: string;
+}
+export interface VerdictActivity {
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  readonly kind: "review_verdict";
+  readonly version: number;
+  readonly request: number;
+  readonly verdict: "approve" | "request_changes" | "comment";
+  readonly summary: string;
+}
+export interface CommentActivity {
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  readonly kind: "comment";
+  readonly thread: number;
+  readonly comment: number;
+  /**
+   * The version the thread is on; null: the working copy.
+   */
+  readonly version: number | null;
+  /**
+   * False for the comment that opened the thread.
+   */
+  readonly reply: boolean;
+  /**
+   * What the thread is about, as it was called then.
+   */
+  readonly target: string;
+  /**
+   * The comment's first characters.
+   */
+  readonly excerpt: string;
+}
+export interface RunStartedActivity {
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  readonly kind: "run_started";
+  readonly run: number;
+  readonly version: number;
+}
+export interface RunFinishedActivity {
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  readonly kind: "run_finished";
+  readonly run: number;
+  readonly version: number;
+  readonly status: RunStatus;
+}
 
 /** Every ExecutionState, in the server's order. */
 export const EXECUTION_STATE_VALUES = [
@@ -491,6 +984,19 @@ export const PIPELINE_SERVER_MESSAGE_TYPES = [
   "presence_left",
   "error",
 ] as const satisfies readonly PipelineServerMessage["type"][];
+/** The `type` of every ReviewServerMessage. */
+export const REVIEW_SERVER_MESSAGE_TYPES = [
+  "comment_thread_created",
+  "comment_added",
+  "comment_edited",
+  "comment_deleted",
+  "comment_thread_resolved",
+  "comment_thread_reopened",
+  "review_requested",
+  "review_verdict",
+] as const satisfies readonly ReviewServerMessage["type"][];
+/** Every Role, in the server's order. */
+export const ROLE_VALUES = ["viewer", "editor", "owner"] as const satisfies readonly Role[];
 /** The `type` of every RunClientMessage. */
 export const RUN_CLIENT_MESSAGE_TYPES = [
   "resync",
