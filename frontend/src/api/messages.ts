@@ -8,6 +8,10 @@
  * `type`, every required field with its type, and the documents, plans and edits
  * inside. Fields the server models fill with defaults may be missing and get the
  * same defaults here.
+ *
+ * The same socket carries team review's messages (`backend/reviews/events.py`:
+ * comments, resolutions, review requests, verdicts). No screen reads them yet, so they
+ * are recognised by their `type` and skipped, not taken for something unreadable.
  */
 
 import { parseEdit, EditRejected, type Edit, type EdgeKey } from "../graph/edits";
@@ -33,7 +37,7 @@ import {
   boolean,
 } from "./read";
 import type * as Wire from "./generated/wire";
-import { PIPELINE_SERVER_MESSAGE_TYPES } from "./generated/wire";
+import { PIPELINE_SERVER_MESSAGE_TYPES, REVIEW_SERVER_MESSAGE_TYPES } from "./generated/wire";
 
 export type { ErrorBody, UserRef } from "./read";
 
@@ -112,8 +116,13 @@ export function encodeClientMessage(message: ClientMessage): string {
   return JSON.stringify(message);
 }
 
+/** A message of team review on the pipeline's socket (`ReviewServerMessage`). */
+export type ReviewMessageType = Wire.ReviewServerMessage["type"];
+
 export type ParsedMessage =
   | { readonly ok: true; readonly message: ServerMessage }
+  /** A message of team review, which no screen reads yet: skipped. */
+  | { readonly ok: true; readonly message: null; readonly skipped: ReviewMessageType }
   | { readonly ok: false; readonly error: string };
 
 function readEdgeKey(value: unknown, path: string): EdgeKey {
@@ -266,6 +275,10 @@ function isServerMessageType(value: unknown): value is ServerMessageType {
   return SERVER_MESSAGE_TYPES.some((type) => type === value);
 }
 
+function isReviewMessageType(value: unknown): value is ReviewMessageType {
+  return REVIEW_SERVER_MESSAGE_TYPES.some((type) => type === value);
+}
+
 /** A message received on the socket, checked; or why it is not one. */
 export function parseServerMessage(text: string): ParsedMessage {
   let raw: unknown;
@@ -278,6 +291,9 @@ export function parseServerMessage(text: string): ParsedMessage {
     return { ok: false, error: "a message must be a JSON object" };
   }
   const type = getOwn(raw, "type");
+  if (isReviewMessageType(type)) {
+    return { ok: true, message: null, skipped: type };
+  }
   if (!isServerMessageType(type)) {
     return { ok: false, error: `unknown message type ${JSON.stringify(type ?? null)}` };
   }

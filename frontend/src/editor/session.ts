@@ -93,6 +93,9 @@ export class EditorSession {
       this.socket.resync();
       return;
     }
+    if (parsed.message === null) {
+      return; // team review's, which the editor does not show yet
+    }
     const message = parsed.message;
     switch (message.type) {
       case "snapshot": {

@@ -382,6 +382,9 @@ describe("keeping in step with the server", () => {
     if (!parsed.ok) {
       throw new Error(parsed.error);
     }
+    if (parsed.message === null) {
+      throw new Error(`skipped ${parsed.skipped}`);
+    }
     store.getState().receive(parsed.message);
     expect(node(store.getState().document, 1)?.ui).toEqual({ x: 3, y: 4 });
     expect(store.getState().revision).toBe(6);
