@@ -67,6 +67,7 @@ def thread_get(*, pipeline: Pipeline, thread_id: int) -> CommentThread:
         _threads(pipeline)
         .filter(pk=thread_id)
         .select_related("version", "created_by", "resolved_by")
+        .defer("version__document")
         .first()
     )
     if thread is None:
@@ -193,7 +194,11 @@ def thread_list(
     """A page of the pipeline's threads read at `at`, newest first."""
     plans = Plans(pipeline)
     plans.side(at)  # a missing version is a 404 before anything else
-    threads = _threads(pipeline).select_related("version", "created_by", "resolved_by")
+    threads = (
+        _threads(pipeline)
+        .select_related("version", "created_by", "resolved_by")
+        .defer("version__document")  # read once, by `Plans`, if a thread needs it
+    )
     if only.written_at == WORKING:
         threads = threads.filter(version__isnull=True)
     elif only.written_at is not None:
@@ -247,7 +252,8 @@ def comment_summary(*, pipeline: Pipeline, at: VersionRef = WORKING) -> events.C
     nodes: dict[int, _Counts] = defaultdict(_Counts)
     edges: dict[EdgeKey, _Counts] = defaultdict(_Counts)
     vertices: dict[int, _Counts] = defaultdict(_Counts)
-    for thread in _threads(pipeline).select_related("version").iterator(chunk_size=500):
+    threads = _threads(pipeline).select_related("version").defer("version__document")
+    for thread in threads.iterator(chunk_size=500):
         if thread.status == ThreadStatus.RESOLVED:
             column = "resolved"
         else:
@@ -446,6 +452,7 @@ def _requests(version: PipelineVersion) -> QuerySet[ReviewRequest]:
     return (
         ReviewRequest.objects.filter(version=version)
         .select_related("requested_by", "version")
+        .defer("version__document")
         .prefetch_related("assignments__reviewer")
         .order_by("pk")
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.models import Role
@@ -437,3 +439,21 @@ def test_a_removed_member_sees_nothing_and_cannot_reply() -> None:
     assert team.client("viewer").get(url(team)).status_code == 404
     reply = team.client("viewer").post(url(team, f"{thread['id']}/replies/"), {"body": "hi"})
     assert reply.status_code == 404
+
+
+def test_a_list_costs_the_same_queries_however_many_threads() -> None:
+    team = make_team()
+    client = team.client("viewer")
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            response = client.get(url(team))
+        assert response.status_code == 200
+        return len(captured.captured_queries)
+
+    open_thread(client, team, {"kind": "node", "node": 3}, body="@eddie one", version=1)
+    with_one = queries()
+    for number in range(12):
+        open_thread(client, team, {"kind": "node", "node": 3}, body=f"@eddie {number}", version=1)
+
+    assert queries() == with_one
