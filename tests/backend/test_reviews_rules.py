@@ -1,0 +1,88 @@
+"""The rules of team review on their own: which names a comment mentions, and a version's
+review state from its verdicts, roles and policy."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.models import Role
+from reviews.mentions import mentioned_names
+from reviews.states import GivenVerdict, Policy, tally
+
+AUTHOR, OWNER, EDITOR, VIEWER = 1, 2, 3, 4
+ROLES = {AUTHOR: Role.EDITOR, OWNER: Role.OWNER, EDITOR: Role.EDITOR, VIEWER: Role.VIEWER}
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("@ann and @bob", ["ann", "bob"]),
+        ("@ann, @Ann and @ANN.", ["ann"]),
+        ("thanks @ann.", ["ann"]),
+        ("@first.last-1+x_y", ["first.last-1+x_y"]),
+        ("mail ann@example.com", []),
+        ("@@ann", []),
+        ("(@ann)", ["ann"]),
+        ("@", []),
+        ("@élodie", ["élodie"]),
+    ],
+)
+def test_mentioned_names(text: str, names: list[str]) -> None:
+    assert mentioned_names(text) == names
+
+
+DEFAULTS = Policy()
+
+
+def state(*verdicts: tuple[int, str], policy: Policy = DEFAULTS, newer: bool = False) -> str:
+    given = [GivenVerdict(n, reviewer, kind) for n, (reviewer, kind) in enumerate(verdicts)]
+    return tally(
+        requested=True,
+        verdicts=given,
+        author_id=AUTHOR,
+        roles=ROLES,
+        policy=policy,
+        newer_exists=newer,
+    ).state
+
+
+def test_a_version_without_a_request_is_a_draft() -> None:
+    result = tally(
+        requested=False, verdicts=[], author_id=AUTHOR, roles=ROLES, policy=Policy(),
+        newer_exists=True,
+    )  # fmt: skip
+    assert result.state == "draft"
+
+
+def test_states() -> None:
+    assert state() == "in_review"
+    assert state((OWNER, "approve")) == "approved"
+    assert state((VIEWER, "approve")) == "in_review"
+    assert state((VIEWER, "request_changes")) == "in_review"  # a viewer's does not count
+    assert state((OWNER, "approve"), (EDITOR, "request_changes")) == "changes_requested"
+    assert state((EDITOR, "request_changes"), (EDITOR, "approve")) == "approved"  # the latest
+    assert state((EDITOR, "approve"), (EDITOR, "comment")) == "in_review"
+    assert state((AUTHOR, "approve")) == "in_review"
+    assert state((AUTHOR, "approve"), policy=Policy(allow_self_approval=True)) == "approved"
+    assert state((OWNER, "approve"), policy=Policy(required_approvals=2)) == "in_review"
+    assert state(policy=Policy(required_approvals=0)) == "approved"
+    assert state((OWNER, "approve"), newer=True) == "approved"
+    assert state((OWNER, "comment"), newer=True) == "superseded"
+    assert state((OWNER, "request_changes"), newer=True) == "superseded"
+    assert state((99, "approve")) == "in_review"  # not a member (any more)
+
+
+def test_the_counting_verdicts_are_each_counting_reviewers_latest() -> None:
+    given = [
+        GivenVerdict(1, OWNER, "request_changes"),
+        GivenVerdict(2, OWNER, "approve"),
+        GivenVerdict(3, VIEWER, "approve"),
+        GivenVerdict(4, None, "approve"),
+    ]
+
+    result = tally(
+        requested=True, verdicts=given, author_id=AUTHOR, roles=ROLES, policy=Policy(),
+        newer_exists=False,
+    )  # fmt: skip
+
+    assert (result.state, result.approvals, result.counting) == ("approved", 1, frozenset({2}))
