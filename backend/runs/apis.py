@@ -64,7 +64,8 @@ class RunListApi(APIView):
         description="Checks the version as the editor does (compiled plan, operator "
         "parameters, graph shape) and against the cluster's limits, and queues the run; a "
         "version that cannot run is a 400 `not-runnable` whose diagnostics name the node, "
-        "edge and field. Follow the run at `ws/runs/<id>/`.",
+        "edge and field. Where the workspace's review policy runs approved versions only, an "
+        "unapproved one is a 400 `version-not-approved`. Follow the run at `ws/runs/<id>/`.",
     )
     def post(self, request: Request, pipeline_id: int) -> Response:
         pipeline = pipeline_get_for_user(user=request.user, pipeline_id=pipeline_id)
