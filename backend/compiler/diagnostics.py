@@ -42,9 +42,14 @@ class Diagnostic:
     message: str
     location: Location = Location()
     severity: Severity = Severity.ERROR
+    nodes: tuple[int, ...] = ()
+    """Every node the problem is about, when it is about several (a cycle's); `location`
+    then names the first. Written to JSON only when there are any."""
+    edges: tuple[int, ...] = ()
+    """Every edge (by index) the problem is about, when it is about several."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "code": self.code,
             "severity": self.severity.value,
             "message": self.message,
@@ -52,6 +57,11 @@ class Diagnostic:
             "edge": self.location.edge,
             "field": self.location.field,
         }
+        if self.nodes:
+            data["nodes"] = list(self.nodes)
+        if self.edges:
+            data["edges"] = list(self.edges)
+        return data
 
     def __str__(self) -> str:
         return f"{self.severity.value}: {self.location.describe()}: {self.message} [{self.code}]"

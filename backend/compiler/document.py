@@ -422,16 +422,89 @@ def _topological_order(
                 ready.append(edge.target)
     if len(order) == len(nodes):
         return order
-    in_cycle = sorted(nid for nid, count in remaining.items() if count > 0)
-    for nid in in_cycle[:1]:
-        r.error(
-            "graph.cycle",
-            "the graph has a cycle through nodes "
-            + ", ".join(str(n) for n in in_cycle)
-            + "; Flink 2 has no iterations, a StreamGraph must be acyclic",
-            node=nid,
+    # The nodes left over are on a cycle or downstream of one: report only the cycles.
+    left = sorted(nid for nid, count in remaining.items() if count > 0)
+    for cycle_nodes in _cycles(left, out_lists):
+        members = set(cycle_nodes)
+        cycle_edges = [
+            edge for nid in cycle_nodes for edge in out_lists[nid] if edge.target in members
+        ]
+        cycle_edges.sort(key=lambda edge: edge.index)
+        listed = ", ".join(f"{e.source} -> {e.target}" for e in cycle_edges)
+        where = (
+            f"node {cycle_nodes[0]} is its own input"
+            if len(cycle_nodes) == 1
+            else "the graph has a cycle through nodes " + ", ".join(map(str, cycle_nodes))
+        )
+        r.diagnostics.append(
+            Diagnostic(
+                "graph.cycle",
+                f"{where} (edge{'s' if len(cycle_edges) > 1 else ''} {listed}); Flink 2 has "
+                "no iterations, a StreamGraph must be acyclic",
+                Location(node=cycle_nodes[0]),
+                nodes=tuple(cycle_nodes),
+                edges=tuple(e.index for e in cycle_edges),
+            )
         )
     return None
+
+
+def _cycles(
+    candidates: list[NodeId], out_lists: Mapping[NodeId, list[StreamEdge]]
+) -> list[list[NodeId]]:
+    """The cycles among `candidates`: their strongly connected components that hold a cycle
+    (two nodes or more, or one with an edge to itself), each in ascending node id, ordered
+    by their first node. Every node and every edge inside such a component is on a cycle.
+
+    Tarjan's algorithm without recursion (a chain of thousands of nodes would overflow
+    Python's stack), from the candidates in ascending id, out-edges in creation order.
+    """
+    allowed = set(candidates)
+    index: dict[NodeId, int] = {}
+    low: dict[NodeId, int] = {}
+    stack: list[NodeId] = []
+    on_stack: set[NodeId] = set()
+    found: list[list[NodeId]] = []
+    for start in candidates:
+        if start in index:
+            continue
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        work: list[tuple[NodeId, int]] = [(start, 0)]
+        while work:
+            nid, position = work[-1]
+            edges = out_lists[nid]
+            if position < len(edges):
+                work[-1] = (nid, position + 1)
+                target = edges[position].target
+                if target not in allowed:
+                    continue
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[nid] = min(low[nid], index[target])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[nid])
+            if low[nid] != index[nid]:
+                continue
+            component: list[NodeId] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == nid:
+                    break
+            if len(component) > 1 or any(e.target == nid for e in out_lists[nid]):
+                found.append(sorted(component))
+    found.sort(key=lambda component: component[0])
+    return found
 
 
 def _resolve_slot_sharing_groups(

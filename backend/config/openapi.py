@@ -31,6 +31,17 @@ class DiagnosticSerializer(serializers.Serializer):
     node = serializers.IntegerField(allow_null=True)
     edge = serializers.IntegerField(allow_null=True, help_text="Index in the edge list.")
     field = serializers.CharField(allow_null=True, help_text="Dotted path inside the element.")
+    nodes = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="Every node the problem is about, when it is about several (a cycle's); "
+        "`node` is the first.",
+    )
+    edges = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="Every edge (index in the edge list) the problem is about, when several.",
+    )
 
 
 class ErrorBodySerializer(serializers.Serializer):

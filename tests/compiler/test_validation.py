@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -478,26 +479,90 @@ def test_forward_edge_checks_the_resolved_default_parallelism() -> None:
 # graph.* and cross-node checks -----------------------------------------------------------------
 
 
-def test_graph_cycle() -> None:
-    document = two_nodes().node(3, "Filter").edge(2, 3).edge(3, 2, partitioner="REBALANCE").build()
-    diagnostic = single_error(document, "graph.cycle")
+def cycles(document: object) -> list[Diagnostic]:
+    found = errors(document)
+    assert {d.code for d in found} == {"graph.cycle"}, [str(d) for d in found]
+    return found
+
+
+def line(*ids: int) -> GraphBuilder:
+    """Nodes `ids` (the first a source) joined in order by FORWARD edges."""
+    builder = GraphBuilder().node(ids[0], f"Source: {ids[0]}", strategy="HEAD")
+    for nid in ids[1:]:
+        builder.node(nid, f"Op {nid}")
+    for source, target in pairwise(ids):
+        builder.edge(source, target)
+    return builder
+
+
+def test_graph_cycle_of_two_nodes() -> None:
+    # 1 -> 2 -> 3 -> 2 -> 4: node 4 is downstream of the cycle, not on it.
+    document = line(1, 2, 3).node(4, "Op 4").edge(3, 2).edge(2, 4).build()
+    (diagnostic,) = cycles(document)
     assert diagnostic.location == Location(node=2)
-    assert "cycle through nodes 2, 3" in diagnostic.message
+    assert (diagnostic.nodes, diagnostic.edges) == ((2, 3), (1, 2))
+    assert diagnostic.message.startswith(
+        "the graph has a cycle through nodes 2, 3 (edges 2 -> 3, 3 -> 2);"
+    )
+    assert diagnostic.to_json()["nodes"] == [2, 3]
+    assert diagnostic.to_json()["edges"] == [1, 2]
 
 
 def test_graph_self_loop() -> None:
-    document = edited(
-        lambda d: d["edges"].append({"source": 2, "target": 2, "partitioner": "FORWARD"})
-    )
-    diagnostic = single_error(document, "graph.cycle")
+    document = line(1, 2, 3).edge(2, 2).build()
+    (diagnostic,) = cycles(document)
     assert diagnostic.location == Location(node=2)
+    assert (diagnostic.nodes, diagnostic.edges) == ((2,), (2,))
+    assert diagnostic.message.startswith("node 2 is its own input (edge 2 -> 2);")
+
+
+def test_graph_cycle_with_a_tail_before_and_after_it() -> None:
+    # 1 -> 2 -> 3 -> 4 -> 5 -> 6 with 5 -> 3: the cycle is 3, 4, 5 and its three edges.
+    document = line(1, 2, 3, 4, 5, 6).edge(5, 3).build()
+    (diagnostic,) = cycles(document)
+    assert (diagnostic.nodes, diagnostic.edges) == ((3, 4, 5), (2, 3, 5))
+    assert "nodes 3, 4, 5 (edges 3 -> 4, 4 -> 5, 5 -> 3)" in diagnostic.message
+
+
+def test_graph_two_cycles_are_two_problems() -> None:
+    # 1 -> 2 -> 3 -> 4 -> 5 with 3 -> 2 and a self-loop on 5, which follows the first cycle.
+    document = line(1, 2, 3, 4, 5).edge(3, 2).edge(5, 5).build()
+    first, second = cycles(document)
+    assert (first.nodes, first.edges) == ((2, 3), (1, 4))
+    assert (second.nodes, second.edges) == ((5,), (5,))
+    assert second.location == Location(node=5)
+
+
+def test_graph_cycles_sharing_a_node_are_one_component() -> None:
+    # 2 <-> 3 and 3 <-> 4: every node and edge of the component is on a cycle.
+    document = line(1, 2, 3, 4).edge(3, 2).edge(4, 3).build()
+    (diagnostic,) = cycles(document)
+    assert (diagnostic.nodes, diagnostic.edges) == ((2, 3, 4), (1, 2, 3, 4))
 
 
 def test_graph_cycle_without_any_source() -> None:
     document = GraphBuilder().node(1, "a").node(2, "b").edge(1, 2).edge(2, 1).build()
-    diagnostic = single_error(document, "graph.cycle")
+    (diagnostic,) = cycles(document)
     assert diagnostic.location == Location(node=1)
-    assert "1, 2" in diagnostic.message
+    assert diagnostic.nodes == (1, 2)
+
+
+def test_graph_cycle_in_a_long_graph_needs_no_recursion() -> None:
+    ids = list(range(1, 5002))
+    document = line(*ids).edge(ids[-1], 2).build()
+    (diagnostic,) = cycles(document)
+    assert diagnostic.nodes == tuple(ids[1:])
+
+
+def test_diagnostics_without_several_elements_have_no_lists_in_json() -> None:
+    assert set(Diagnostic("x.y", "m").to_json()) == {
+        "code",
+        "severity",
+        "message",
+        "node",
+        "edge",
+        "field",
+    }
 
 
 @pytest.mark.parametrize(

@@ -88,6 +88,8 @@ export function readDiagnostic(value: unknown, path: string): ServerDiagnostic {
     fail(`${path}.severity`, "must be error or warning");
   }
   const stage = getOwn(raw, "stage");
+  const nodes = optional("nodes", (item, at) => items(item, at, integer));
+  const edges = optional("edges", (item, at) => items(item, at, integer));
   return {
     code: string(getOwn(raw, "code"), `${path}.code`),
     severity,
@@ -95,6 +97,8 @@ export function readDiagnostic(value: unknown, path: string): ServerDiagnostic {
     node: optional("node", integer),
     edge: optional("edge", integer),
     field: optional("field", string),
+    ...(nodes === null ? {} : { nodes }),
+    ...(edges === null ? {} : { edges }),
     ...(typeof stage === "string" ? { stage } : {}),
   };
 }

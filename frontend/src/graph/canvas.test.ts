@@ -4,6 +4,7 @@ import { editsDocument, planOf } from "../test-support/builders";
 import { fixtureJson, fixtureNames, loadFixture } from "../test-support/fixtures";
 import {
   canvasEdgeId,
+  diagnosticElements,
   edgeKeyOf,
   GRID,
   moveToEdit,
@@ -188,5 +189,37 @@ describe("canvas positions back into the document", () => {
     expect(nodeIdOf("1-2-0-0")).toBeNull();
     expect(edgeKeyOf(canvasEdgeId([3, 4, 1, 2]))).toEqual([3, 4, 1, 2]);
     expect(edgeKeyOf("3")).toBeNull();
+  });
+});
+
+describe("diagnosticElements", () => {
+  const problem = {
+    code: "graph.cycle",
+    severity: "error",
+    message: "the graph has a cycle through nodes 2, 3",
+    node: 2,
+    edge: null,
+    field: null,
+  } as const;
+
+  it("selects every node and edge of a cycle", () => {
+    const document = editsDocument();
+    const looped = applyEdit(document, {
+      kind: "connect",
+      edge: { source: 3, target: 2, partitioner: "REBALANCE" },
+    }).document;
+    expect(diagnosticElements(looped, { ...problem, nodes: [2, 3], edges: [1, 2] })).toEqual({
+      nodes: [2, 3],
+      edges: ["2-3-0-0", "3-2-0-0"],
+    });
+  });
+
+  it("selects the one element of a problem's location otherwise", () => {
+    const document = editsDocument();
+    expect(diagnosticElements(document, problem)).toEqual({ nodes: [2], edges: [] });
+    expect(diagnosticElements(document, { ...problem, node: null, edge: 0 })).toEqual({
+      nodes: [],
+      edges: ["1-2-0-0"],
+    });
   });
 });

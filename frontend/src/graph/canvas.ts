@@ -15,6 +15,7 @@ import { getOwn, isFiniteNumber, isJsonObject } from "./json";
 import { planEdge, planNode, type LivePlan } from "./liveplan";
 import {
   documentEdges,
+  type Diagnostic,
   type StreamEdge,
   type StreamGraphDocument,
   type StreamNode,
@@ -207,6 +208,27 @@ export function toCanvas(document: StreamGraphDocument, plan?: LivePlan | null):
     };
   });
   return { nodes, edges };
+}
+
+/**
+ * The canvas elements a problem is about, to select them from it: all its nodes and
+ * edges when it names several (a cycle's), else the one of its location.
+ */
+export function diagnosticElements(
+  document: StreamGraphDocument,
+  diagnostic: Diagnostic,
+): { readonly nodes: number[]; readonly edges: string[] } {
+  const nodes = diagnostic.nodes ?? (diagnostic.node === null ? [] : [diagnostic.node]);
+  const indexes = diagnostic.edges ?? (diagnostic.edge === null ? [] : [diagnostic.edge]);
+  const keys = indexes.length === 0 ? [] : edgeKeys(document);
+  const edges: string[] = [];
+  for (const index of indexes) {
+    const key = keys[index];
+    if (key !== undefined) {
+      edges.push(canvasEdgeId(key));
+    }
+  }
+  return { nodes: [...nodes], edges };
 }
 
 /** The edit that puts a node at a canvas position. */

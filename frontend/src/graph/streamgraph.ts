@@ -125,6 +125,10 @@ export interface Diagnostic {
   readonly node: number | null;
   readonly edge: number | null;
   readonly field: string | null;
+  /** Every node the problem is about, when it is about several (a cycle's); `node` is the first. */
+  readonly nodes?: readonly number[];
+  /** Every edge (by index) the problem is about, when it is about several. */
+  readonly edges?: readonly number[];
 }
 
 /** A diagnostic as the server sends it: a compiler's, or a run problem (`"stage": "run"`). */
