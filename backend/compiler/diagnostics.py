@@ -77,7 +77,6 @@ STRUCTURAL_CODES = frozenset(
         "document.format",
         "field.type",
         "field.enum",
-        "field.missing",
         "node.type",
         "node.id",
         "node.duplicate-id",

@@ -359,11 +359,12 @@ def _read_edges(
                 )
             else:
                 ends.append(NodeId(value))
-        if "partitioner" not in raw:
-            r.error(
-                "field.missing", "an edge needs a 'partitioner'", edge=index, field="partitioner"
-            )
-        partitioner = r.read_enum(raw, "partitioner", Partitioner, Partitioner.FORWARD, where)
+        chosen = raw.get("partitioner") is not None
+        partitioner = (
+            r.read_enum(raw, "partitioner", Partitioner, Partitioner.FORWARD, where)
+            if chosen
+            else None
+        )
         exchange_mode = r.read_enum(
             raw, "exchangeMode", ExchangeMode, ExchangeMode.UNDEFINED, where
         )
@@ -383,12 +384,15 @@ def _read_edges(
         pair = (source, target)
         unique_id = pair_counts.get(pair, 0)
         pair_counts[pair] = unique_id + 1
+        if partitioner is None:
+            partitioner = default_partitioner(nodes[source].parallelism, nodes[target].parallelism)
         edges.append(
             StreamEdge(
                 index=EdgeIndex(index),
                 source=source,
                 target=target,
                 partitioner=partitioner,
+                partitioner_chosen=chosen,
                 exchange_mode=exchange_mode,
                 type_number=type_number,
                 side_output_tag=side_output_tag,
@@ -397,6 +401,14 @@ def _read_edges(
             )
         )
     return edges
+
+
+def default_partitioner(source_parallelism: int, target_parallelism: int) -> Partitioner:
+    """The partitioner of an edge whose program chose none, as `StreamGraph.createActualEdge`
+    picks it in a static graph: FORWARD between equal parallelism, REBALANCE otherwise."""
+    if source_parallelism == target_parallelism:
+        return Partitioner.FORWARD
+    return Partitioner.REBALANCE
 
 
 def _freeze(value: object) -> object:

@@ -12,7 +12,7 @@ from typing import Any
 from compiler.chainability import chain_blockers, head_factories
 from compiler.chaining import ChainPlan
 from compiler.hashing import to_hex
-from compiler.model import Hash128, NodeId, StreamGraph
+from compiler.model import Hash128, NodeId, Partitioner, StreamGraph
 
 FORMAT = "explain/v1"
 
@@ -25,6 +25,10 @@ class EdgeExplanation:
     chained: bool
     reasons: tuple[str, ...]
     """Every failed chaining condition; empty when the edge chains."""
+    partitioner: Partitioner
+    partitioner_chosen: bool
+    """False when the document chose none and Flink's default applies (FORWARD between
+    equal parallelism, REBALANCE otherwise)."""
     chained_source: bool = False
     """A FLIP-27 source folded into its HEAD_WITH_SOURCES consumer."""
 
@@ -33,6 +37,8 @@ class EdgeExplanation:
             "edge": self.edge,
             "source": self.source,
             "target": self.target,
+            "partitioner": self.partitioner.value,
+            "partitionerChosen": self.partitioner_chosen,
             "chained": self.chained,
             "chainedSource": self.chained_source,
             "reasons": list(self.reasons),
@@ -124,6 +130,8 @@ def explain(
                 edge=edge.index,
                 source=edge.source,
                 target=edge.target,
+                partitioner=edge.partitioner,
+                partitioner_chosen=edge.partitioner_chosen,
                 chained=chainable[edge.index] or folded,
                 reasons=() if folded else reasons,
                 chained_source=folded,

@@ -7,7 +7,8 @@ client mirrors it). Sections:
 
 * `nodes`: per node id, its OperatorID, vertex, and what its hash depends on;
 * `vertices`: per JobVertexID, name, head, operators, parallelism, slots, inputs;
-* `edges`: per edge index, whether it chains and why not;
+* `edges`: per edge index, its partitioner (and whether the document chose it or Flink's
+  default applies), whether it chains and why not;
 * `summary` (with the vertices' topological order) and `diagnostics`: small,
   always replaced whole.
 """
@@ -85,6 +86,8 @@ def live_plan(compilation: Compilation) -> dict[str, Any]:
         }
     edges = {
         str(e.edge): {
+            "partitioner": e.partitioner.value,
+            "partitionerChosen": e.partitioner_chosen,
             "chained": e.chained,
             "chainedSource": e.chained_source,
             "reasons": list(e.reasons),

@@ -168,6 +168,11 @@ class StreamEdge:
     source: NodeId
     target: NodeId
     partitioner: Partitioner
+    """Resolved: the document's, or Flink's default when it chose none (`partitioner_chosen`)."""
+    partitioner_chosen: bool
+    """False when the document leaves the partitioner out (null), as a DataStream program
+    that calls no partitioning method: Flink then picks FORWARD between equal parallelism
+    and REBALANCE otherwise (`StreamGraph.createActualEdge`), following every change."""
     exchange_mode: ExchangeMode
     type_number: int
     side_output_tag: str | None

@@ -1,5 +1,6 @@
-"""The edit operations' shared cases (tests/contracts/edits.json), which the browser's
-implementation runs too (frontend/src/graph/edits.contracts.test.ts)."""
+"""The shared cases of the edit operations (tests/contracts/edits.json) and of how edges'
+partitioners resolve (tests/contracts/partitioners.json), which the browser's implementation
+runs too (frontend/src/graph/edits.contracts.test.ts, streamgraph.contracts.test.ts)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from compiler.document import read_document
 from compiler.edits import Edit, EditRejected, apply_edit
 from tests.contracts import contract_cases
 
@@ -52,3 +54,14 @@ def test_parse_round_trips(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", CASES["affectsPlan"])
 def test_affects_plan(case: dict[str, Any]) -> None:
     assert Edit.from_json(case["edit"]).affects_plan is case["affectsPlan"]
+
+
+PARTITIONER_CASES = contract_cases("partitioners")["cases"]
+
+
+@pytest.mark.parametrize("case", PARTITIONER_CASES, ids=[c["name"] for c in PARTITIONER_CASES])
+def test_partitioners_resolve(case: dict[str, Any]) -> None:
+    graph, diagnostics = read_document(case["document"])
+    assert graph is not None, [str(d) for d in diagnostics]
+    resolved = [[edge.partitioner.value, edge.partitioner_chosen] for edge in graph.edges]
+    assert resolved == case["edges"]

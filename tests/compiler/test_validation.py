@@ -257,10 +257,11 @@ def test_field_enum(change: Callable[[Doc], None], location: Location, message: 
     assert message in diagnostic.message
 
 
-def test_field_missing_partitioner() -> None:
-    diagnostic = single_error(edited(lambda d: d["edges"][0].pop("partitioner")), "field.missing")
-    assert diagnostic.location == Location(edge=0, field="partitioner")
-    assert "needs a 'partitioner'" in diagnostic.message
+def test_a_missing_partitioner_is_flinks_default() -> None:
+    graph, diagnostics = read_document(edited(lambda d: d["edges"][0].pop("partitioner")))
+    assert diagnostics == []
+    assert graph is not None
+    assert graph.edges[0].partitioner_chosen is False
 
 
 def test_optional_fields_take_their_defaults() -> None:

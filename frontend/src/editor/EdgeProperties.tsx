@@ -1,18 +1,19 @@
 import { canvasEdgeId } from "../graph/canvas";
 import type { EdgeKey } from "../graph/edits";
 import type { JsonValue } from "../graph/json";
-import {
-  EXCHANGE_MODES,
-  PARTITIONERS,
-  type ExchangeMode,
-  type Partitioner,
-  type StreamEdge,
-} from "../graph/streamgraph";
+import { EXCHANGE_MODES, type ExchangeMode, type StreamEdge } from "../graph/streamgraph";
 import { CopyId } from "../ui/CopyId";
 import { useCommit } from "./commit";
 import { useDocumentStore, useEditor } from "./context";
 import { CommitField, SelectField } from "./fields";
-import { paramText, parseOptionalText } from "./values";
+import {
+  paramText,
+  parseOptionalText,
+  PARTITIONER_CHOICES,
+  partitionerChoice,
+  partitionerValue,
+  type PartitionerChoice,
+} from "./values";
 
 /** The selected edge: partitioner (and key), exchange mode, side output, and its JobEdge. */
 export function EdgeProperties(props: {
@@ -76,15 +77,15 @@ export function EdgeProperties(props: {
           {d.message}
         </p>
       ))}
-      <SelectField<Partitioner>
+      <SelectField<PartitionerChoice>
         label="Partitioner"
-        value={edge.partitioner}
-        options={PARTITIONERS}
+        value={partitionerChoice(edge)}
+        options={PARTITIONER_CHOICES}
         disabled={!canEdit}
         testId="edge-partitioner"
-        help="HASH is keyBy: every key goes to the subtask owning its key group."
+        help="HASH is keyBy: every key goes to the subtask owning its key group. DEFAULT is Flink's choice when a program names none: FORWARD between equal parallelism, else REBALANCE."
         onChange={(value) => {
-          commit({ ok: true, value }, setField("partitioner"));
+          commit({ ok: true, value: partitionerValue(value) }, setField("partitioner"));
         }}
       />
       {keyed && (

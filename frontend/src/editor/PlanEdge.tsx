@@ -3,7 +3,7 @@ import { memo } from "react";
 
 import { bezierCurve, EdgeChrome } from "../canvas/EdgeChrome";
 import { useEdgeView } from "./canvasContext";
-import type { EdgeView, FlowEdge } from "./canvasModel";
+import { partitionerLabel, type EdgeView, type FlowEdge } from "./canvasModel";
 import { useEditor } from "./context";
 
 /** The tooltip of an edge: whether it chains and, if not, every reason why. */
@@ -12,7 +12,7 @@ export function edgeTitle(view: EdgeView | undefined): string {
     return "";
   }
   const { edge, chained, reasons, diagnostics } = view;
-  const head = `${edge.partitioner}${edge.sideOutputTag != null ? ` (side output ${edge.sideOutputTag})` : ""}`;
+  const head = `${partitionerLabel(view)}${edge.sideOutputTag != null ? ` (side output ${edge.sideOutputTag})` : ""}`;
   const lines = [
     chained === null
       ? `${head}: no plan yet`
@@ -67,7 +67,7 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
               selection.getState().select([], [props.id]);
             }}
           >
-            {view.edge.partitioner}
+            {partitionerLabel(view)}
             {view.edge.sideOutputTag != null && ` · ${view.edge.sideOutputTag}`}
           </div>
         </EdgeLabelRenderer>

@@ -11,6 +11,7 @@ import {
   CanvasModel,
   chainBox,
   diagnosticsByElement,
+  partitionerLabel,
   presenceMarks,
   type CanvasInputs,
   type OperatorFlowNode,
@@ -261,6 +262,31 @@ describe("canvas model", () => {
       { x: 40, y: 40 },
       { x: 5, y: 6 },
     ]);
+  });
+});
+
+describe("edge partitioners", () => {
+  it("name the chosen partitioner, or Flink's default as the plan resolved it", () => {
+    const document = edited(editsDocument(), {
+      kind: "set_field",
+      element: "edge",
+      edgeKey: [2, 3, 0, 0],
+      field: "partitioner",
+      value: null,
+    });
+    const frame = new CanvasModel().build(inputs(document));
+    const chosen = frame.edgeViews.get("1-2-0-0");
+    const unchosen = frame.edgeViews.get("2-3-0-0");
+    expect(chosen && [chosen.partitioner, chosen.partitionerChosen]).toEqual(["FORWARD", true]);
+    expect(unchosen && [unchosen.partitioner, unchosen.partitionerChosen]).toEqual([
+      "FORWARD",
+      false,
+    ]);
+    expect(chosen && partitionerLabel(chosen)).toBe("FORWARD");
+    expect(unchosen && partitionerLabel(unchosen)).toBe("FORWARD (default)");
+    const planless = new CanvasModel().build(inputs(document, { plan: null }));
+    const waiting = planless.edgeViews.get("2-3-0-0");
+    expect(waiting && partitionerLabel(waiting)).toBe("default");
   });
 });
 

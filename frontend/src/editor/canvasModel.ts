@@ -44,7 +44,13 @@ import {
 } from "../graph/canvas";
 import { edgeKeys } from "../graph/edits";
 import { planEdge, planNode, type LivePlan, type PlanVertex } from "../graph/liveplan";
-import type { Diagnostic, StreamEdge, StreamGraphDocument, StreamNode } from "../graph/streamgraph";
+import type {
+  Diagnostic,
+  Partitioner,
+  StreamEdge,
+  StreamGraphDocument,
+  StreamNode,
+} from "../graph/streamgraph";
 import { colourOf, initialOf } from "../ui/avatar";
 
 /** A chain box leaves room above its operators for its name line. */
@@ -91,10 +97,23 @@ export interface EdgeView {
   readonly edge: StreamEdge;
   /** Position in the document's edge list (how the plan and diagnostics name edges). */
   readonly index: number;
+  /** The partitioner the plan resolved the edge to; null while the plan has no entry. */
+  readonly partitioner: Partitioner | null;
+  /** False when the document chose none and Flink's default applies. */
+  readonly partitionerChosen: boolean;
   readonly chained: boolean | null;
   readonly reasons: readonly string[];
   readonly diagnostics: readonly Diagnostic[];
   readonly presence: readonly PresenceMark[];
+}
+
+/** The partitioner an edge's label names: the chosen one, or Flink's default as resolved. */
+export function partitionerLabel(view: EdgeView): string {
+  const chosen = view.edge.partitioner ?? null;
+  if (chosen !== null) {
+    return chosen;
+  }
+  return view.partitioner === null ? "default" : `${view.partitioner} (default)`;
 }
 
 /** React Flow's `data` of every element: empty, as what an element shows is its view. */
@@ -597,6 +616,8 @@ export class CanvasModel {
       const view: EdgeView = {
         edge,
         index,
+        partitioner: facts?.partitioner ?? null,
+        partitionerChosen: (edge.partitioner ?? null) !== null,
         chained: facts?.chained ?? null,
         reasons: facts?.reasons ?? NO_REASONS,
         diagnostics: diagnostics.edges.get(index) ?? NO_DIAGNOSTICS,
@@ -639,6 +660,8 @@ function sameEdgeView(a: EdgeView, b: EdgeView): boolean {
   return (
     a.edge === b.edge &&
     a.index === b.index &&
+    a.partitioner === b.partitioner &&
+    a.partitionerChosen === b.partitionerChosen &&
     a.chained === b.chained &&
     sameStrings(a.reasons, b.reasons) &&
     sameDiagnostics(a.diagnostics, b.diagnostics) &&

@@ -8,6 +8,9 @@ import {
   parseParam,
   parseParamsObject,
   parseUidHash,
+  PARTITIONER_CHOICES,
+  partitionerChoice,
+  partitionerValue,
 } from "./values";
 
 const param = (type: ParamSpec["type"], required = false): ParamSpec => ({
@@ -46,5 +49,16 @@ describe("properties values", () => {
     expect(paramText([1, 2])).toBe("[1,2]");
     expect(parseParamsObject('{"fn": "x"}')).toEqual({ ok: true, value: { fn: "x" } });
     expect(parseParamsObject("[]").ok).toBe(false);
+  });
+});
+
+describe("partitioner choices", () => {
+  it("offer Flink's default first, stored as null", () => {
+    expect(PARTITIONER_CHOICES[0]).toBe("DEFAULT");
+    expect(partitionerChoice({ source: 1, target: 2, partitioner: null })).toBe("DEFAULT");
+    expect(partitionerChoice({ source: 1, target: 2 })).toBe("DEFAULT");
+    expect(partitionerChoice({ source: 1, target: 2, partitioner: "SHUFFLE" })).toBe("SHUFFLE");
+    expect(partitionerValue("DEFAULT")).toBeNull();
+    expect(partitionerValue("REBALANCE")).toBe("REBALANCE");
   });
 });

@@ -5,6 +5,7 @@
 
 import type { ParamSpec } from "../api/resources";
 import type { JsonValue } from "../graph/json";
+import { PARTITIONERS, type Partitioner, type StreamEdge } from "../graph/streamgraph";
 
 export type Parsed =
   | { readonly ok: true; readonly value: JsonValue }
@@ -24,6 +25,24 @@ export function parseParallelism(text: string, field: string): Parsed {
     };
   }
   return { ok: true, value: number };
+}
+
+/** The partitioner choice that leaves the edge to Flink's default (stored as null). */
+export const DEFAULT_PARTITIONER = "DEFAULT";
+export type PartitionerChoice = Partitioner | typeof DEFAULT_PARTITIONER;
+export const PARTITIONER_CHOICES: readonly PartitionerChoice[] = [
+  DEFAULT_PARTITIONER,
+  ...PARTITIONERS,
+];
+
+/** What a partitioner field shows for an edge: its partitioner, or the default choice. */
+export function partitionerChoice(edge: StreamEdge): PartitionerChoice {
+  return edge.partitioner ?? DEFAULT_PARTITIONER;
+}
+
+/** The value a partitioner choice stores: the partitioner, or null for the default. */
+export function partitionerValue(choice: PartitionerChoice): Partitioner | null {
+  return choice === DEFAULT_PARTITIONER ? null : choice;
 }
 
 /** An optional text (slot sharing group, uid...): empty means null. */

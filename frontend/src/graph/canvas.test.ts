@@ -104,7 +104,13 @@ describe("toCanvas", () => {
       ...base,
       edges: {
         ...base.edges,
-        "1": { chained: false, chainedSource: false, reasons: ["parallelism differs"] },
+        "1": {
+          partitioner: "FORWARD",
+          partitionerChosen: true,
+          chained: false,
+          chainedSource: false,
+          reasons: ["parallelism differs"],
+        },
       },
     };
     const { nodes, edges } = toCanvas(document, plan);
@@ -189,6 +195,35 @@ describe("canvas positions back into the document", () => {
     expect(nodeIdOf("1-2-0-0")).toBeNull();
     expect(edgeKeyOf(canvasEdgeId([3, 4, 1, 2]))).toEqual([3, 4, 1, 2]);
     expect(edgeKeyOf("3")).toBeNull();
+  });
+});
+
+describe("edge partitioners on the canvas", () => {
+  it("carry what each edge resolves to and whether it was chosen", () => {
+    const document: StreamGraphDocument = {
+      ...editsDocument(),
+      edges: [
+        { source: 1, target: 2, partitioner: null },
+        { source: 2, target: 3, partitioner: "SHUFFLE" },
+      ],
+    };
+    const wider = applyEdit(document, {
+      kind: "set_field",
+      element: "node",
+      nodeId: 2,
+      field: "parallelism",
+      value: 5,
+    }).document;
+    const facts = (doc: StreamGraphDocument) =>
+      toCanvas(doc).edges.map((edge) => [edge.data.partitioner, edge.data.partitionerChosen]);
+    expect(facts(document)).toEqual([
+      ["FORWARD", false],
+      ["SHUFFLE", true],
+    ]);
+    expect(facts(wider)).toEqual([
+      ["REBALANCE", false],
+      ["SHUFFLE", true],
+    ]);
   });
 });
 

@@ -15,7 +15,9 @@ import { getOwn, isFiniteNumber, isJsonObject } from "./json";
 import { planEdge, planNode, type LivePlan } from "./liveplan";
 import {
   documentEdges,
+  edgePartitioners,
   type Diagnostic,
+  type Partitioner,
   type StreamEdge,
   type StreamGraphDocument,
   type StreamNode,
@@ -50,6 +52,10 @@ export interface CanvasEdgeData {
   readonly key: EdgeKey;
   /** Position in the document's edge list (how the plan and diagnostics name edges). */
   readonly index: number;
+  /** The partitioner the edge resolves to (`edgePartitioners`). */
+  readonly partitioner: Partitioner;
+  /** False when the document chose none and Flink's default applies. */
+  readonly partitionerChosen: boolean;
   /** From the plan: whether the edge is chained (null without a plan entry). */
   readonly chained: boolean | null;
   /** From the plan: why it does not chain. */
@@ -191,9 +197,11 @@ export function toCanvas(document: StreamGraphDocument, plan?: LivePlan | null):
     };
   });
   const keys = edgeKeys(document);
+  const partitioners = edgePartitioners(document);
   const edges = documentEdges(document).map((edge, index): CanvasEdge => {
     const key = keys[index] ?? [edge.source, edge.target, 0, 0];
     const facts = plan ? planEdge(plan, index) : undefined;
+    const resolved = partitioners[index] ?? { partitioner: "FORWARD", chosen: false };
     return {
       id: canvasEdgeId(key),
       source: canvasNodeId(edge.source),
@@ -202,6 +210,8 @@ export function toCanvas(document: StreamGraphDocument, plan?: LivePlan | null):
         edge,
         key,
         index,
+        partitioner: resolved.partitioner,
+        partitionerChosen: resolved.chosen,
         chained: facts?.chained ?? null,
         reasons: facts?.reasons ?? [],
       },

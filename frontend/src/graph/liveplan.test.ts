@@ -112,14 +112,21 @@ describe("applyPlanDelta", () => {
   });
 
   it("adds a section the plan did not have", () => {
+    const edgeFacts = {
+      partitioner: "REBALANCE",
+      partitionerChosen: false,
+      chained: false,
+      chainedSource: false,
+      reasons: ["x"],
+    } as const;
     const plan = { ...planOf(editsDocument()), edges: undefined } as unknown as LivePlan;
     const after = applyPlanDelta(plan, {
       edges: {
-        set: { "0": { chained: false, chainedSource: false, reasons: ["x"] } },
+        set: { "0": edgeFacts },
         remove: ["9"],
       },
     });
-    expect(after.edges).toEqual({ "0": { chained: false, chainedSource: false, reasons: ["x"] } });
+    expect(after.edges).toEqual({ "0": edgeFacts });
   });
 });
 

@@ -74,6 +74,10 @@ export interface PlanVertex {
 
 /** Per stream edge index (as a string). */
 export interface PlanEdge {
+  /** The partitioner the edge resolved to. */
+  readonly partitioner: Partitioner;
+  /** False when the document chose none and Flink's default applies (FORWARD or REBALANCE). */
+  readonly partitionerChosen: boolean;
   readonly chained: boolean;
   readonly chainedSource: boolean;
   /** Why the edge does not chain; empty when it does. */

@@ -66,9 +66,9 @@ describe("parseDocument", () => {
       {
         format: "streamgraph/v1",
         nodes: [{ id: 1, name: "a" }],
-        edges: [{ source: 1, target: 1 }],
+        edges: [{ source: 1, target: 1, partitioner: "SIDEWAYS" }],
       },
-      ["field.missing"],
+      ["field.enum"],
     ],
     [
       {
@@ -95,6 +95,23 @@ describe("parseDocument", () => {
       edge: null,
       field: "factory",
     });
+  });
+
+  it("reads an edge without a partitioner, or with null, as one that chose none", () => {
+    const edges = [
+      { source: 1, target: 2 },
+      { source: 1, target: 2, partitioner: null },
+    ];
+    expect(
+      codes({
+        format: "streamgraph/v1",
+        nodes: [
+          { id: 1, name: "a" },
+          { id: 2, name: "b" },
+        ],
+        edges,
+      }),
+    ).toEqual([]);
   });
 
   it("leaves what is not structural to the plan's diagnostics", () => {

@@ -1,5 +1,6 @@
 /**
- * The `streamgraph/v1` document (shared/streamgraph-format.md) and its check.
+ * The `streamgraph/v1` document (shared/streamgraph-format.md, with what the project adds in
+ * docs/STREAMGRAPH.md) and its check.
  *
  * A document is kept exactly as the server stores it: `parseDocument` checks it
  * and hands back the same object, every key kept, known or not (`params`, `ui`,
@@ -90,7 +91,11 @@ export interface StreamNode extends StreamNodeFields {
 }
 
 export interface StreamEdgeFields {
-  readonly partitioner?: Partitioner;
+  /**
+   * The partitioner the program chose; null (or left out): none, and Flink's default
+   * applies, FORWARD between equal parallelism and REBALANCE otherwise (`edgePartitioners`).
+   */
+  readonly partitioner?: Partitioner | null;
   readonly exchangeMode?: ExchangeMode;
   /** Input position: 0 for one-input operators, 1 or 2 for two-input ones. */
   readonly typeNumber?: number;
@@ -102,7 +107,6 @@ export interface StreamEdgeFields {
 export interface StreamEdge extends StreamEdgeFields {
   readonly source: number;
   readonly target: number;
-  readonly partitioner: Partitioner;
   readonly [key: string]: JsonValue;
 }
 
@@ -323,19 +327,50 @@ export function checkEdge(
       );
     }
   }
-  if (!Object.hasOwn(raw, "partitioner")) {
-    out.push(
-      error("field.missing", "an edge needs a 'partitioner'", {
-        edge: index,
-        field: "partitioner",
-      }),
-    );
+  if (getOwn(raw, "partitioner") !== null) {
+    checkEnum(raw, "partitioner", PARTITIONERS, where, out);
   }
-  checkEnum(raw, "partitioner", PARTITIONERS, where, out);
   checkEnum(raw, "exchangeMode", EXCHANGE_MODES, where, out);
   checkInt(raw, "typeNumber", where, out);
   checkOptionalString(raw, "sideOutputTag", where, out);
   return out;
+}
+
+/** A node's parallelism as the compiler resolves it: its own, else the job's default. */
+export function nodeParallelism(document: StreamGraphDocument, node: StreamNode): number {
+  const parallelism = node.parallelism ?? PARALLELISM_DEFAULT;
+  return parallelism === PARALLELISM_DEFAULT
+    ? (document.config?.defaultParallelism ?? 1)
+    : parallelism;
+}
+
+/** An edge's partitioner as the compiler resolves it, and whether the document chose it. */
+export interface EdgePartitioner {
+  readonly partitioner: Partitioner;
+  /** False when the document chose none and Flink's default applies. */
+  readonly chosen: boolean;
+}
+
+/**
+ * The partitioner of every edge, in edge-list order, as `compiler.document` resolves it:
+ * the edge's own, or, when it has none, what Flink's `StreamGraph.createActualEdge` picks
+ * for a program that calls no partitioning method: FORWARD between equal parallelism,
+ * REBALANCE otherwise (REBALANCE too for an edge to a node the document lacks, which
+ * the compiler reports).
+ */
+export function edgePartitioners(document: StreamGraphDocument): EdgePartitioner[] {
+  const parallelism = new Map(
+    document.nodes.map((node) => [node.id, nodeParallelism(document, node)]),
+  );
+  return documentEdges(document).map((edge) => {
+    const chosen = edge.partitioner ?? null;
+    if (chosen !== null) {
+      return { partitioner: chosen, chosen: true };
+    }
+    const from = parallelism.get(edge.source);
+    const same = from !== undefined && from === parallelism.get(edge.target);
+    return { partitioner: same ? "FORWARD" : "REBALANCE", chosen: false };
+  });
 }
 
 /** The ids of the nodes that are objects with a valid id. */

@@ -212,7 +212,7 @@ export function runLayout(
       source: item.source,
       target: item.target,
       chained: from !== undefined && from === vertexOf.get(item.data.edge.target),
-      partitioner: item.data.edge.partitioner,
+      partitioner: item.data.partitioner,
       targetHandle: targetHandleOf(item.data.edge.typeNumber ?? 0),
     };
   });

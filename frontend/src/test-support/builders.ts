@@ -10,7 +10,12 @@ import type {
 } from "../api/messages";
 import type { Edit } from "../graph/edits";
 import type { LivePlan, PlanDelta } from "../graph/liveplan";
-import type { StreamGraphDocument } from "../graph/streamgraph";
+import {
+  edgePartitioners,
+  type EdgePartitioner,
+  type Partitioner,
+  type StreamGraphDocument,
+} from "../graph/streamgraph";
 
 /** The document of `tests/compiler/test_edits.py`, so cases can be compared with it. */
 export function editsDocument(): StreamGraphDocument {
@@ -71,12 +76,19 @@ export function planOf(document: StreamGraphDocument): LivePlan {
       },
     },
     edges: Object.fromEntries(
-      (document.edges ?? []).map((_, index) => [
+      edgePartitioners(document).map((resolved, index) => [
         String(index),
-        { chained: true, chainedSource: false, reasons: [] },
+        { ...planEdgePartitioner(resolved), chained: true, chainedSource: false, reasons: [] },
       ]),
     ),
   };
+}
+
+function planEdgePartitioner(resolved: EdgePartitioner): {
+  partitioner: Partitioner;
+  partitionerChosen: boolean;
+} {
+  return { partitioner: resolved.partitioner, partitionerChosen: resolved.chosen };
 }
 
 /**
@@ -98,6 +110,7 @@ export function chainedPlan(
     }
   });
   const edges = document.edges ?? [];
+  const partitioners = edgePartitioners(document);
   const vertices: Record<string, LivePlan["vertices"][string]> = {};
   chains.forEach((chain, index) => {
     const head = chain[0] ?? 0;
@@ -117,12 +130,13 @@ export function chainedPlan(
         if (edge.target !== head || from === undefined || from === index) {
           return [];
         }
-        const pointwise = edge.partitioner === "FORWARD" || edge.partitioner === "RESCALE";
+        const shipStrategy = partitioners[edgeIndex]?.partitioner ?? "FORWARD";
+        const pointwise = shipStrategy === "FORWARD" || shipStrategy === "RESCALE";
         return [
           {
             producer: vertexId(from),
             dataSet: `${vertexId(from).slice(0, 24)}${edgeIndex.toString(16).padStart(8, "d")}`,
-            shipStrategy: edge.partitioner,
+            shipStrategy,
             distributionPattern: pointwise ? "POINTWISE" : "ALL_TO_ALL",
             resultPartitionType: "PIPELINED_BOUNDED",
             edge: edgeIndex,
@@ -156,12 +170,22 @@ export function chainedPlan(
     ),
     vertices,
     edges: Object.fromEntries(
-      edges.map((edge, index) => [
-        String(index),
-        chainOf.get(edge.source) === chainOf.get(edge.target)
-          ? { chained: true, chainedSource: false, reasons: [] }
-          : { chained: false, chainedSource: false, reasons: ["not in the same chain"] },
-      ]),
+      edges.map((edge, index) => {
+        const resolved = planEdgePartitioner(
+          partitioners[index] ?? { partitioner: "FORWARD", chosen: false },
+        );
+        return [
+          String(index),
+          chainOf.get(edge.source) === chainOf.get(edge.target)
+            ? { ...resolved, chained: true, chainedSource: false, reasons: [] }
+            : {
+                ...resolved,
+                chained: false,
+                chainedSource: false,
+                reasons: ["not in the same chain"],
+              },
+        ];
+      }),
     ),
   };
 }
