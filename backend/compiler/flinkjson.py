@@ -14,7 +14,7 @@ from html.entities import codepoint2name
 from typing import Any
 
 from compiler.chaining import ChainPlan
-from compiler.document import FORMAT
+from compiler.document import FORMAT, default_partitioner
 from compiler.hashing import to_hex
 from compiler.jobgraph import JobGraph, JobVertex
 from compiler.model import NodeId, Partitioner, StreamGraph
@@ -112,7 +112,11 @@ def streamgraph_from_execution_plan(plan_text: str, *, name: str = "imported") -
     The plan lacks chaining strategies, max parallelism, slot sharing groups,
     uids, exchange modes and input positions; they get Flink's defaults
     (ALWAYS, not set, "default", none, UNDEFINED, 0). Sources become FLIP-27
-    sources, as Flink 2's own sources are. Raises `ValueError` with the
+    sources, as Flink 2's own sources are. A FORWARD edge between equal
+    parallelism and a REBALANCE edge between different parallelism are what
+    Flink picks when a program chooses no partitioner, and the plan cannot say
+    whether it did: they are read as not chosen (null), so they keep following
+    the parallelism as the editor changes it. Raises `ValueError` with the
     offending node when the text is not such a plan.
     """
     try:
@@ -166,6 +170,15 @@ def streamgraph_from_execution_plan(plan_text: str, *, name: str = "imported") -
                     "sideOutputTag": None,
                 }
             )
+    parallelism_of = {node["id"]: node["parallelism"] for node in nodes}
+    for edge in edges:
+        if parallelism_of.get(edge["source"]) is None:
+            continue  # not a node of the plan: the document's reader reports it
+        default = default_partitioner(
+            parallelism_of[edge["source"]], parallelism_of[edge["target"]]
+        )
+        if edge["partitioner"] == default.value:
+            edge["partitioner"] = None
     parallelisms = [n["parallelism"] for n in nodes] or [1]
     return {
         "format": FORMAT,

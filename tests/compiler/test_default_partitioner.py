@@ -17,7 +17,7 @@ import pytest
 
 from compiler.document import read_document
 from compiler.explain import explain
-from compiler.flinkjson import execution_plan
+from compiler.flinkjson import execution_plan, streamgraph_from_execution_plan
 from compiler.jobgraph_json import job_graph_to_json
 from compiler.liveplan import live_plan
 from compiler.model import Partitioner
@@ -174,3 +174,18 @@ def test_every_fixture_compiles_the_same_with_its_default_partitioners_unchosen(
     assert after.job_graph is not None and after.graph is not None and before.graph is not None
     assert job_graph_to_json(after.job_graph, after.hashes) == expected
     assert execution_plan(after.graph) == execution_plan(before.graph)
+
+
+@pytest.mark.parametrize("name", ["word-count", "connect-keyed", "side-outputs"])
+def test_an_imported_flink_plan_leaves_the_default_partitioners_unchosen(name: str) -> None:
+    text = (FIXTURES / f"{name}.plan.json").read_text("utf-8")
+    document = streamgraph_from_execution_plan(text)
+    graph = compiled(document).graph
+    assert graph is not None
+    for edge, raw in zip(graph.edges, document["edges"], strict=True):
+        source = graph.nodes[edge.source].parallelism
+        target = graph.nodes[edge.target].parallelism
+        default = Partitioner.FORWARD if source == target else Partitioner.REBALANCE
+        assert (raw["partitioner"] is None) == (edge.partitioner is default)
+    # And it is still the plan it was read from, byte for byte.
+    assert execution_plan(graph) == text
