@@ -29,7 +29,7 @@ EDIT_KINDS: tuple[str, ...] = (
 )
 ElementKind = Literal["node", "edge", "config", "document"]
 _EDGE_DEFAULTS = {
-    "partitioner": "FORWARD",
+    "partitioner": None,  # none chosen: Flink's default, FORWARD or REBALANCE by parallelism
     "exchangeMode": "UNDEFINED",
     "typeNumber": 0,
     "sideOutputTag": None,

@@ -189,7 +189,7 @@ export const Canvas = memo(function Canvas({
       }
       const targetNode = current.nodes.find((node) => node.id === target);
       const spec = specs.get(targetNode?.operator ?? "") ?? null;
-      const edge = newEdge(current, source, target, typeNumberOf(connection.targetHandle), spec);
+      const edge = newEdge(source, target, typeNumberOf(connection.targetHandle), spec);
       const result = session.document.getState().connect(edge);
       if (!result.ok) {
         onNotice(`Cannot connect: ${result.error.message}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { OperatorSpec } from "../api/resources";
 import { applyEdit } from "../graph/edits";
-import type { StreamGraphDocument } from "../graph/streamgraph";
+import { edgePartitioners, type StreamGraphDocument } from "../graph/streamgraph";
 import { editsDocument } from "../test-support/builders";
 import {
   allEdgeIds,
@@ -13,7 +13,6 @@ import {
   newOperator,
   pasteEdits,
   uniqueName,
-  withForwardFixes,
 } from "./commands";
 
 function spec(overrides: Partial<OperatorSpec> = {}): OperatorSpec {
@@ -69,15 +68,24 @@ describe("new operators", () => {
 });
 
 describe("new edges", () => {
-  it("forward between equal parallelism, rebalance otherwise, keyBy into keyed operators", () => {
+  it("choose no partitioner, so Flink's default follows the parallelism", () => {
     const document = editsDocument();
-    expect(newEdge(document, 1, 3, 0, spec()).partitioner).toBe("FORWARD");
-    const wider: StreamGraphDocument = {
-      ...document,
-      nodes: document.nodes.map((n) => (n.id === 3 ? { ...n, parallelism: 4 } : n)),
-    };
-    expect(newEdge(wider, 1, 3, 0, spec()).partitioner).toBe("REBALANCE");
-    expect(newEdge(document, 1, 3, 0, spec({ keyed: true }))).toMatchObject({
+    const edge = newEdge(1, 3, 0, spec());
+    expect(edge.partitioner).toBeNull();
+    const connected = applyEdit(document, { kind: "connect", edge }).document;
+    expect(edgePartitioners(connected).at(-1)).toEqual({ partitioner: "FORWARD", chosen: false });
+    const wider = applyEdit(connected, {
+      kind: "set_field",
+      element: "node",
+      nodeId: 3,
+      field: "parallelism",
+      value: 4,
+    }).document;
+    expect(edgePartitioners(wider).at(-1)).toEqual({ partitioner: "REBALANCE", chosen: false });
+  });
+
+  it("key by the whole record into keyed operators", () => {
+    expect(newEdge(1, 3, 0, spec({ keyed: true }))).toMatchObject({
       partitioner: "HASH",
       key: { fn: "x" },
     });
@@ -121,26 +129,5 @@ describe("copy and paste", () => {
     expect(pasted).toMatchObject({ name: "Map 2", uid: null, ui: { x: 140, y: 90, note: "kept" } });
     expect(after.nodes.find((n) => n.id === 5)?.name).toBe("Sink: out 2");
     expect(allEdgeIds(after)).toContain("4-5-0-0");
-  });
-});
-
-describe("parallelism changes", () => {
-  it("switch FORWARD edges that would cross a parallelism change to REBALANCE", () => {
-    const document = editsDocument();
-    const { edits, switched } = withForwardFixes(document, [
-      { kind: "set_field", element: "node", nodeId: 2, field: "parallelism", value: 3 },
-    ]);
-    expect(switched.map((key) => key.join("-"))).toEqual(["1-2-0-0", "2-3-0-0"]);
-    const after = applyAll(document, edits);
-    expect(after.edges?.map((e) => e.partitioner)).toEqual(["REBALANCE", "REBALANCE"]);
-  });
-
-  it("leave edges alone when the parallelism still matches", () => {
-    const document = editsDocument();
-    const { edits, switched } = withForwardFixes(document, [
-      { kind: "set_field", element: "node", nodeId: 2, field: "parallelism", value: -1 },
-    ]);
-    expect(switched).toEqual([]);
-    expect(edits).toHaveLength(1);
   });
 });

@@ -6,23 +6,14 @@
 
 import type { OperatorSpec } from "../api/resources";
 import { canvasEdgeId, edgeKeyOf, type CanvasPosition } from "../graph/canvas";
-import {
-  applyEdit,
-  edgeKeys,
-  type EdgeInput,
-  type EdgeKey,
-  type Edit,
-  type NodeInput,
-} from "../graph/edits";
+import { edgeKeys, type EdgeInput, type EdgeKey, type Edit, type NodeInput } from "../graph/edits";
 import type { JsonObject, JsonValue } from "../graph/json";
 import {
   documentEdges,
-  type Partitioner,
   type StreamEdge,
   type StreamGraphDocument,
   type StreamNode,
 } from "../graph/streamgraph";
-import { effectiveParallelism } from "./canvasModel";
 
 /** The next free node ids, in order. */
 export function freeNodeIds(document: StreamGraphDocument, count: number): number[] {
@@ -73,44 +64,29 @@ export function newOperator(
   };
 }
 
-function nodeById(document: StreamGraphDocument, id: number): StreamNode | undefined {
-  return document.nodes.find((node) => node.id === id);
-}
-
 /**
  * The edge a drag from `source` to `target` makes. A keyed operator is fed by
- * keyBy (HASH, keyed by the whole record until the user sets a key); otherwise
- * FORWARD when both sides run with the same parallelism and REBALANCE when not,
- * which is what Flink picks when the program names no partitioner.
+ * keyBy (HASH, keyed by the whole record until the user sets a key); otherwise the
+ * edge chooses no partitioner, as a program that calls no partitioning method: Flink
+ * makes it FORWARD between equal parallelism and REBALANCE otherwise, and it follows
+ * every later change of either side's parallelism.
  */
 export function newEdge(
-  document: StreamGraphDocument,
   source: number,
   target: number,
   typeNumber: number,
   targetSpec: OperatorSpec | null,
 ): EdgeInput {
-  const from = nodeById(document, source);
-  const to = nodeById(document, target);
-  let partitioner: Partitioner = "FORWARD";
-  if (targetSpec?.keyed === true) {
-    partitioner = "HASH";
-  } else if (
-    from !== undefined &&
-    to !== undefined &&
-    effectiveParallelism(document, from) !== effectiveParallelism(document, to)
-  ) {
-    partitioner = "REBALANCE";
-  }
+  const keyed = targetSpec?.keyed === true;
   const edge: EdgeInput = {
     source,
     target,
-    partitioner,
+    partitioner: keyed ? "HASH" : null,
     exchangeMode: "UNDEFINED",
     typeNumber,
     sideOutputTag: null,
   };
-  return partitioner === "HASH" ? { ...edge, key: { fn: "x" } } : edge;
+  return keyed ? { ...edge, key: { fn: "x" } } : edge;
 }
 
 /** The edits that delete these nodes (with their edges) and these edges. */
@@ -202,57 +178,4 @@ export function pasteEdits(
 /** Canvas ids of every edge of the document. */
 export function allEdgeIds(document: StreamGraphDocument): string[] {
   return edgeKeys(document).map(canvasEdgeId);
-}
-
-/**
- * `edits` followed by the switch of every FORWARD edge whose two ends would then
- * run with different parallelism to REBALANCE: Flink refuses FORWARD across a
- * parallelism change, and REBALANCE is what it picks itself when a program
- * names no partitioner. Returns the edges switched, for the notice.
- */
-export function withForwardFixes(
-  document: StreamGraphDocument,
-  edits: readonly Edit[],
-): { edits: Edit[]; switched: EdgeKey[] } {
-  let after = document;
-  for (const edit of edits) {
-    after = applyEdit(after, edit).document;
-  }
-  const byId = new Map(after.nodes.map((node) => [node.id, node]));
-  const broken: number[] = [];
-  documentEdges(after).forEach((edge, index) => {
-    const from = byId.get(edge.source);
-    const to = byId.get(edge.target);
-    if (
-      edge.partitioner === "FORWARD" &&
-      from !== undefined &&
-      to !== undefined &&
-      effectiveParallelism(after, from) !== effectiveParallelism(after, to)
-    ) {
-      broken.push(index);
-    }
-  });
-  // Keys only when there is an edge to switch: on every parallelism edit of a large
-  // pipeline this runs on the way from the keystroke to the canvas.
-  const keys = broken.length === 0 ? [] : edgeKeys(after);
-  const switched: EdgeKey[] = [];
-  for (const index of broken) {
-    const key = keys[index];
-    if (key !== undefined) {
-      switched.push(key);
-    }
-  }
-  return {
-    edits: [
-      ...edits,
-      ...switched.map((edgeKey): Edit => ({
-        kind: "set_field",
-        element: "edge",
-        edgeKey,
-        field: "partitioner",
-        value: "REBALANCE",
-      })),
-    ],
-    switched,
-  };
 }

@@ -2,38 +2,25 @@
 
 import type { Edit } from "../graph/edits";
 import type { JsonValue } from "../graph/json";
-import { withForwardFixes } from "./commands";
 import { useEditor } from "./context";
 import type { Notify } from "./notices";
 import type { Parsed } from "./values";
 
-/** Applies a parallelism change, switching FORWARD edges it would break (one undo step). */
+/**
+ * Applies a parallelism change. Edges that chose no partitioner follow it as Flink's
+ * default does (FORWARD between equal parallelism, REBALANCE otherwise); a chosen
+ * FORWARD across the change stays as chosen and the plan reports it, as Flink does.
+ */
 export function useParallelismCommit(onNotice: Notify) {
   const { session } = useEditor();
   return (parsed: Parsed, edit: (value: JsonValue) => Edit): void => {
-    const store = session.document.getState();
     if (!parsed.ok) {
       onNotice(parsed.message);
       return;
     }
-    if (store.document === null) {
-      return;
-    }
-    const { edits, switched } = withForwardFixes(store.document, [edit(parsed.value)]);
-    const result = store.applyEdits(edits);
+    const result = session.document.getState().applyEdits([edit(parsed.value)]);
     if (!result.ok) {
       onNotice(result.error.message);
-    } else if (switched.length > 0) {
-      const names = new Map(store.document.nodes.map((node) => [node.id, node.name]));
-      const list = switched
-        .map(
-          ([source, target]) => `${names.get(source) ?? source} → ${names.get(target) ?? target}`,
-        )
-        .join(", ");
-      onNotice(
-        `FORWARD cannot cross a parallelism change, so ${list} now use${switched.length === 1 ? "s" : ""} REBALANCE (Undo reverts both).`,
-        "info",
-      );
     }
   };
 }

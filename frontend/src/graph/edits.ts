@@ -191,7 +191,7 @@ function nodeDefaults(): MutableJsonObject {
 
 function edgeDefaults(): MutableJsonObject {
   return {
-    partitioner: "FORWARD",
+    partitioner: null, // none chosen: Flink's default, FORWARD or REBALANCE by parallelism
     exchangeMode: "UNDEFINED",
     typeNumber: 0,
     sideOutputTag: null,
