@@ -351,15 +351,15 @@ def _check_edge(
         if partitioner != "HASH" or key_fn is None:
             report.add(
                 "run.keyed-input-needs-key",
-                f"{spec.label} is keyed: its input edges must be HASH (keyBy) with a key "
-                'such as {"fn": "x[0]"}',
+                f"{spec.label} is keyed: its input edges must be HASH (keyBy) with a key, "
+                "such as x[0]",
                 edge=index,
                 field="key" if partitioner == "HASH" else "partitioner",
             )
     elif partitioner == "HASH" and key_fn is None and target_kind not in _WINDOW_ALL:
         report.add(
             "run.hash-needs-key",
-            'a HASH (keyBy) edge needs a key such as {"fn": "x % 10"}',
+            "a HASH (keyBy) edge needs a key, such as x % 10",
             edge=index,
             field="key",
         )
@@ -368,8 +368,8 @@ def _check_edge(
     ):
         report.add(
             "run.custom-needs-partition",
-            'a CUSTOM edge needs a key and a partition function, e.g. {"fn": "x", '
-            '"partition": "key % n"}',
+            "a CUSTOM edge needs a key, such as x, and a partition function of the key and "
+            "the subtask count n, such as key % n",
             edge=index,
             field="key",
         )

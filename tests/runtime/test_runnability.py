@@ -265,3 +265,26 @@ def test_large_documents_check_the_same_from_the_cache():
     first = runnability(document)
     assert [(d.code, d.location.node) for d in first] == [("param.invalid-expression", 5001)]
     assert runnability(document) == first
+
+
+def test_key_problems_name_what_the_key_field_takes_not_json():
+    doc = (
+        Doc()
+        .node(1, "source.sequence", {"from": 1, "to": 3})
+        .node(2, "reduce", {"fn": "a + b"})
+        .node(3, "map", {"fn": "x"})
+        .edge(1, 2)  # keyed input without HASH
+        .edge(1, 3, "HASH")  # HASH without key
+        .edge(1, 3, "CUSTOM")  # CUSTOM without partition function
+        .build()
+    )
+    messages = {d.code: d.message for d in runnability(doc)}
+    assert messages["run.keyed-input-needs-key"] == (
+        "Reduce is keyed: its input edges must be HASH (keyBy) with a key, such as x[0]"
+    )
+    assert messages["run.hash-needs-key"] == "a HASH (keyBy) edge needs a key, such as x % 10"
+    assert messages["run.custom-needs-partition"] == (
+        "a CUSTOM edge needs a key, such as x, and a partition function of the key and the "
+        "subtask count n, such as key % n"
+    )
+    assert not any("{" in message for message in messages.values())
