@@ -127,6 +127,8 @@ def test_adding_an_unknown_user_names_the_field() -> None:
 
     assert response.status_code == 400
     assert response.json()["error"]["fields"] == {"username": ["No active user is called 'ghost'."]}
+    # The message already names the field: the browser shows it alone (`ApiError.detail`).
+    assert response.json()["error"]["message"] == "username: No active user is called 'ghost'."
 
 
 def test_adding_an_existing_member_is_409() -> None:

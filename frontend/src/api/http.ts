@@ -32,13 +32,18 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 
-  /** The message with the first field or diagnostic detail, for one-line notices. */
+  /**
+   * The message with the first field's detail, for one-line notices; the message alone
+   * when it already says it (the server words a request's first problem as
+   * `field: what is wrong`).
+   */
   get detail(): string {
-    const field = Object.entries(this.fields)[0];
-    if (field?.[1][0] !== undefined) {
-      return `${this.message} (${field[0]}: ${field[1][0]})`;
+    const [name, messages] = Object.entries(this.fields)[0] ?? [];
+    const first = messages?.[0];
+    if (name === undefined || typeof first !== "string" || this.message.includes(first)) {
+      return this.message;
     }
-    return this.message;
+    return `${this.message} (${name}: ${first})`;
   }
 }
 
