@@ -2,6 +2,7 @@ import { canvasEdgeId } from "../graph/canvas";
 import { edgeKeys } from "../graph/edits";
 import type { Diagnostic } from "../graph/streamgraph";
 import { useDocumentStore, useEditor } from "./context";
+import { noProblemsText } from "./problems";
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
@@ -15,6 +16,7 @@ export function ProblemsPanel() {
   const document = useDocumentStore((state) =>
     (state.plan?.diagnostics.length ?? 0) > 0 ? state.document : null,
   );
+  const operatorCount = useDocumentStore((state) => state.document?.nodes.length ?? 0);
   const diagnostics = plan?.diagnostics ?? [];
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const keys = document === null ? [] : edgeKeys(document);
@@ -55,7 +57,7 @@ export function ProblemsPanel() {
         )}
       </header>
       {diagnostics.length === 0 ? (
-        <p className="muted problems__empty">No problems: this is what Flink will run.</p>
+        <p className="muted problems__empty">{noProblemsText(operatorCount)}</p>
       ) : (
         <ul className="problems__list">
           {diagnostics.map((d, i) => (
