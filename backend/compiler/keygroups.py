@@ -16,6 +16,10 @@ DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 128
 _MASK32 = 0xFFFFFFFF
 
 
+MAX_TUPLE_ARITY = 25
+"""`Tuple.MAX_ARITY`: Flink has Tuple0 to Tuple25."""
+
+
 class JavaKeyType(Enum):
     """The Java class a key has in the JVM (PyFlink `Types.INT()`, `LONG()`, ...)."""
 
@@ -23,16 +27,23 @@ class JavaKeyType(Enum):
     LONG = "Long"
     STRING = "String"
     BOOLEAN = "Boolean"
+    TUPLE = "Tuple"
+    """Flink's `TupleN` (PyFlink `Types.TUPLE([...])`), its fields typed as keys are."""
 
 
 def java_hash_code(key: object, key_type: JavaKeyType | None = None) -> int:
-    """`key.hashCode()` as Java computes it for Integer, Long, String and Boolean.
+    """`key.hashCode()` as Java computes it for Integer, Long, String, Boolean and Tuple.
 
     Without `key_type`, Python `bool` is a Boolean, `int` an Integer when it fits
-    32 bits and a Long otherwise, and `str` a String.
+    32 bits and a Long otherwise, `str` a String, and `tuple` a Flink `TupleN` whose
+    fields are typed the same way (nested tuples included).
     """
     if key_type is None:
         key_type = _infer_type(key)
+    if key_type is JavaKeyType.TUPLE:
+        if not isinstance(key, tuple):
+            raise TypeError(f"a Tuple key must be a tuple, got {key!r}")
+        return tuple_hash_code(key)
     if key_type is JavaKeyType.BOOLEAN:
         if not isinstance(key, bool):
             raise TypeError(f"a Boolean key must be true or false, got {key!r}")
@@ -53,6 +64,23 @@ def java_hash_code(key: object, key_type: JavaKeyType | None = None) -> int:
     return to_int32(unsigned ^ (unsigned >> 32))
 
 
+def tuple_hash_code(fields: tuple[object, ...]) -> int:
+    """`TupleN.hashCode()`: `31 * result + field.hashCode()` over the fields in order,
+    starting from the first field's hash, in Java int arithmetic (Tuple0 hashes to 0).
+
+    Flink's tuples have no null fields as keys (its tuple serializer refuses them), so
+    None is not a field here.
+    """
+    if len(fields) > MAX_TUPLE_ARITY:
+        raise ValueError(
+            f"a tuple key has {len(fields)} fields; Flink's tuples have at most {MAX_TUPLE_ARITY}"
+        )
+    result = 0
+    for field in fields:
+        result = to_int32(31 * result + java_hash_code(field))
+    return result
+
+
 def _infer_type(key: object) -> JavaKeyType:
     if isinstance(key, bool):
         return JavaKeyType.BOOLEAN
@@ -60,7 +88,9 @@ def _infer_type(key: object) -> JavaKeyType:
         return JavaKeyType.INTEGER if -(1 << 31) <= key < (1 << 31) else JavaKeyType.LONG
     if isinstance(key, str):
         return JavaKeyType.STRING
-    raise TypeError(f"keys must be int, str or bool, got {type(key).__name__}")
+    if isinstance(key, tuple):
+        return JavaKeyType.TUPLE
+    raise TypeError(f"keys must be int, str, bool or a tuple of them, got {type(key).__name__}")
 
 
 def _rotl32(value: int, shift: int) -> int:

@@ -51,7 +51,7 @@ from runtime.operators import CODE, OperatorError
 from runtime.operators.keyed import MISSING
 from runtime.operators.sinks import Sink
 from runtime.plan import ChainCode, Fault, NodePlan, VertexPlan
-from runtime.routing import NULL_BYTE_KEY, KeyRouter, RoutingError
+from runtime.routing import KEY_TYPES_TEXT, NULL_BYTE_KEY, KeyRouter, RoutingError
 
 OUTPUTS = ("plain", "routed", "batched")
 """Output shapes of a chain (`SubtaskRun.execute`)."""
@@ -595,7 +595,7 @@ class SubtaskRun:
             else:
                 detail = f"{type(error).__name__}: {error}"
             if output.partitioner in ("HASH", "CUSTOM") and isinstance(error, TypeError):
-                detail += "; keys must be int, str or bool"
+                detail += f"; {KEY_TYPES_TEXT}"
             return RoutingError(
                 f"{output.partitioner} edge into {output.router.consumer}: {detail}"
             )

@@ -16,8 +16,9 @@ ExecutionGraph (`compiler.execution`):
 - HASH is keyBy: `compiler.keygroups` with the consumer's effective max parallelism,
   memoized per (max parallelism, parallelism) with an LRU cache (typed: `True` and
   `1` are different Java keys) and a plain dict of str and int keys (`KeyRouter`).
-  Keys must be int, str or bool (Java Integer or Long, String, Boolean); an int
-  that fits 32 bits is an Integer, a longer one a Long.
+  Keys must be int, str or bool (Java Integer or Long, String, Boolean), or a tuple
+  of them (Flink's TupleN, nested tuples too); an int that fits 32 bits is an
+  Integer, a longer one a Long.
   A HASH edge without a key routes by Flink's `NullByteKeySelector` (windowAll).
 - BROADCAST sends every record to every channel; GLOBAL to subtask 0.
 - CUSTOM calls the edge's `partition` expression with the key and the channel count.
@@ -40,7 +41,8 @@ from compiler.keygroups import assign_key_to_parallel_operator
 from compiler.model import DistributionPattern, Partitioner
 from runtime.expressions import Expression
 
-KEY_TYPES = (int, str, bool)
+KEY_TYPES = (int, str, bool, tuple)
+KEY_TYPES_TEXT = "keys must be int, str, bool or a tuple of them"
 HASH_CACHE_SIZE = 1 << 16
 """Keys remembered per (max parallelism, parallelism): the Python murmur hash costs
 microseconds, a cache hit a tenth of that, and real keys repeat."""
@@ -116,7 +118,7 @@ class Router:
         except TypeError as error:  # an unhashable key
             if self.partitioner is not Partitioner.HASH:
                 raise
-            raise RoutingError(f"{where}: {error}; keys must be int, str or bool") from None
+            raise RoutingError(f"{where}: {error}; {KEY_TYPES_TEXT}") from None
         except Exception as error:  # the key or partition expression failed
             raise RoutingError(f"{where}: {type(error).__name__}: {error}") from error
 
@@ -183,10 +185,13 @@ class KeyRouter:
     """key -> subtask of one (max parallelism, parallelism), exactly Flink's.
 
     Calling it validates the key's type and computes through an LRU cache typed by
-    key type (`True` and `1` are different Java keys). `fast` is a plain dict of the
-    str and int keys seen so far, which generated chains read inline before calling:
-    a dict lookup costs a third of a typed LRU hit, and a str or int key (checked by
-    exact class, so never a bool or a float) cannot collide with another type there.
+    key type (`True` and `1` are different Java keys). A tuple key is cached under the
+    classes of its fields as well, since `typed` looks at the tuple's class only and
+    `(1, True) == (1, 1)` in Python while Flink hashes them apart. `fast` is a plain
+    dict of the str and int keys seen so far, which generated chains read inline
+    before calling: a dict lookup costs a third of a typed LRU hit, and a str or int
+    key (checked by exact class, so never a bool or a float) cannot collide with
+    another type there.
     """
 
     def __init__(self, max_parallelism: int, parallelism: int) -> None:
@@ -194,23 +199,45 @@ class KeyRouter:
         self.parallelism = parallelism
         self.fast: dict[Any, int] = {}
         self.compute = lru_cache(maxsize=HASH_CACHE_SIZE, typed=True)(self._compute)
+        self.compute_tuple = lru_cache(maxsize=HASH_CACHE_SIZE)(self._compute_tuple)
 
     def __call__(self, key: Any) -> int:
-        subtask: int = self.compute(key)
         kind = key.__class__
+        if kind is tuple:
+            return self.compute_tuple(_field_classes(key), key)
+        subtask: int = self.compute(key)
         if (kind is str or kind is int) and len(self.fast) < HASH_CACHE_SIZE:
             self.fast[key] = subtask
         return subtask
 
+    def _compute_tuple(self, field_classes: object, key: tuple[Any, ...]) -> int:
+        """`field_classes` only tells tuples of equal values but different types apart."""
+        return self._compute(key)
+
     def _compute(self, key: Any) -> int:
         if type(key) not in KEY_TYPES:
-            raise RoutingError(
-                f"the key {key!r} is a {type(key).__name__}; keys must be int, str or bool"
-            )
+            raise RoutingError(f"the key {key!r} is a {type(key).__name__}; {KEY_TYPES_TEXT}")
         try:
             return assign_key_to_parallel_operator(key, self.max_parallelism, self.parallelism)
-        except ValueError as error:  # an int beyond 64 bits
+        except ValueError as error:  # an int beyond 64 bits, a tuple beyond 25 fields
             raise RoutingError(str(error)) from None
+
+
+def _field_classes(key: tuple[Any, ...]) -> tuple[object, ...]:
+    """The classes of a tuple key's fields, nested tuples spelled out; raises
+    RoutingError for a field that is not a key, before anything is cached."""
+    classes: list[object] = []
+    for field in key:
+        kind = field.__class__
+        if kind is tuple:
+            classes.append(_field_classes(field))
+        elif kind in KEY_TYPES:
+            classes.append(kind)
+        else:
+            raise RoutingError(
+                f"the key {key!r} has a field {field!r} that is a {kind.__name__}; {KEY_TYPES_TEXT}"
+            )
+    return tuple(classes)
 
 
 @lru_cache(maxsize=256)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from compiler.diagnostics import Diagnostic, Location, Severity
+from compiler.keygroups import MAX_TUPLE_ARITY
 from runtime.catalog import (
     ASSIGNER_PARAMS,
     CATALOG,
@@ -411,7 +412,6 @@ def _edge_expression(
 
 
 _NOT_KEYS = {
-    "Tuple": "a tuple",
     "List": "a list",
     "Dict": "a dict",
     "Set": "a set",
@@ -423,7 +423,6 @@ _NOT_KEYS = {
 _NOT_KEY_CALLS = {
     "float": "a float",
     "list": "a list",
-    "tuple": "a tuple",
     "dict": "a dict",
     "set": "a set",
     "sorted": "a list",
@@ -433,20 +432,34 @@ _NOT_KEY_CALLS = {
 def static_key_problem(expression: Expression) -> str | None:
     """Why a key expression can never give a valid key, when its text already shows it.
 
-    Keys must be int, str or bool: what Flink hashes as Integer/Long, String, Boolean.
+    Keys must be int, str or bool, or a tuple of them: what Flink hashes as
+    Integer/Long, String, Boolean and TupleN.
     """
-    tree = expression.tree
-    found: str | None = None
+    found = _literal_problem(expression.tree)
+    if found is None:
+        return None
+    return f"the key is {found}; keys must be int, str, bool or a tuple of them"
+
+
+def _literal_problem(tree: ast.AST) -> str | None:
+    """What a key written as `tree` is, when its text shows it cannot be a key."""
+    if isinstance(tree, ast.Tuple):
+        if len(tree.elts) > MAX_TUPLE_ARITY:
+            count = len(tree.elts)
+            return f"a tuple of {count} fields (Flink's tuples have at most {MAX_TUPLE_ARITY})"
+        for element in tree.elts:
+            inner = _literal_problem(element)
+            if inner is not None:
+                return f"a tuple with {inner} in it"
+        return None
     if type(tree).__name__ in _NOT_KEYS:
-        found = _NOT_KEYS[type(tree).__name__]
-    elif isinstance(tree, ast.Constant) and not isinstance(tree.value, (int, str)):
-        found = "a float" if isinstance(tree.value, float) else repr(tree.value)
-    elif (
+        return _NOT_KEYS[type(tree).__name__]
+    if isinstance(tree, ast.Constant) and not isinstance(tree.value, (int, str)):
+        return "a float" if isinstance(tree.value, float) else repr(tree.value)
+    if (
         isinstance(tree, ast.Call)
         and isinstance(tree.func, ast.Name)
         and tree.func.id in _NOT_KEY_CALLS
     ):
-        found = _NOT_KEY_CALLS[tree.func.id]
-    if found is None:
-        return None
-    return f"the key is {found}; keys must be int, str or bool (what Flink hashes exactly)"
+        return _NOT_KEY_CALLS[tree.func.id]
+    return None

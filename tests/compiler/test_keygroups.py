@@ -8,9 +8,11 @@ adds a few more.
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 from typing import Any
 
+import mmh3
 import pytest
 
 from compiler.execution import ExecutionJobVertex
@@ -231,3 +233,75 @@ def test_key_types_are_checked() -> None:
         java_hash_code(1, JavaKeyType.BOOLEAN)
     with pytest.raises(TypeError):
         java_hash_code(1.5)
+
+
+# Tuple keys -------------------------------------------------------------------------------------
+#
+# Flink's TupleN.hashCode() is `int result = f0.hashCode(); result = 31 * result +
+# f1.hashCode(); ...` in Java int arithmetic (Tuple0: 0), and a key's group is
+# murmurHash(hashCode) % maxParallelism. The expected values below are worked out by hand
+# from that: the fields' Java hash codes (Integer i -> i, Long v -> (int)(v ^ v >>> 32),
+# String -> s.hashCode(), Boolean true -> 1231), the tuple's hash code, then the §15.4 row
+# of the same hash code, which real Flink computed for an Integer key of that value. A
+# tuple key with hash code h lands where Integer h lands.
+
+# key, the tuple's Java hashCode, key group (128), subtask (128, p=4), key group (32768)
+TUPLE_TABLE: list[tuple[tuple[object, ...], int, int, int, int]] = [
+    ((), 0, 94, 2, 31198),  # Tuple0.hashCode() is 0: the row of 0
+    ((0, 42), 42, 29, 0, 28189),  # 31 * 0 + 42
+    ((1, -30), 1, 86, 2, 16342),  # 31 * 1 - 30
+    (("A", -2013), 2, 127, 3, 15231),  # 31 * 65 - 2013 ("A".hashCode() is 65)
+    ((0, 1 << 32), 1, 86, 2, 16342),  # a Long field: (int)(2^32 ^ 1) = 1
+    ((True,), 1231, 77, 2, 11725),  # Tuple1: the field's hash alone (Boolean.TRUE)
+    (("hello",), 99162322, 35, 1, 31395),
+    (((0, 1), -28), 3, 113, 3, 2417),  # nested: inner 31 * 0 + 1 = 1, outer 31 * 1 - 28
+    # 31 * 2147483647 wraps to 2147483617 in Java; + 31 wraps to Integer.MIN_VALUE.
+    ((2147483647, 31), -2147483648, 108, 3, 10348),
+]
+
+
+@pytest.mark.parametrize(
+    ("key", "hash_code", "group_128", "subtask", "group_32768"),
+    TUPLE_TABLE,
+    ids=[repr(row[0]) for row in TUPLE_TABLE],
+)
+def test_tuple_keys_hash_as_flinks_tuples(
+    key: tuple[object, ...], hash_code: int, group_128: int, subtask: int, group_32768: int
+) -> None:
+    assert java_hash_code(key) == java_hash_code(key, JavaKeyType.TUPLE) == hash_code
+    assert assign_to_key_group(key, 128) == group_128
+    assert assign_key_to_parallel_operator(key, 128, 4) == subtask
+    assert assign_to_key_group(key, 32768) == group_32768
+
+
+def _flink_murmur(code: int) -> int:
+    """`MathUtils.murmurHash(int)` is MurmurHash3 x86_32 (seed 0) of the int's four
+    little-endian bytes, made non-negative (Integer.MIN_VALUE -> 0): mmh3 computes it
+    here independently of `compiler.keygroups`."""
+    value = mmh3.hash(struct.pack("<i", code), 0, signed=True)
+    return value if value >= 0 else (-value if value != -(1 << 31) else 0)
+
+
+def test_the_tuple_key_of_the_issue_routes_as_flink_routes_it() -> None:
+    # Tuple2(1, 10000001): 31 * Integer(1).hashCode() + Integer(10000001).hashCode().
+    key = (1, 10000001)
+    assert java_hash_code(key) == 31 * 1 + 10000001 == 10000032
+    assert _flink_murmur(10000032) == 15868712
+    # Key group 15868712 % 128 = 40; with 4 subtasks 40 * 4 // 128 = 1.
+    assert assign_to_key_group(key, 128) == 15868712 % 128 == 40
+    assert assign_key_to_parallel_operator(key, 128, 4) == 1
+    assert assign_to_key_group(key, 32768) == 15868712 % 32768 == 9000
+    # The same independent murmur agrees with the §15.4 rows used above.
+    assert [_flink_murmur(code) for code in (0, 42, 1231)] == [593689054, 1134849565, 1090530765]
+
+
+def test_tuple_keys_are_checked() -> None:
+    with pytest.raises(TypeError, match="keys must be int, str, bool or a tuple of them"):
+        java_hash_code((1, 1.5))
+    with pytest.raises(TypeError):
+        java_hash_code((1, None))
+    with pytest.raises(ValueError, match="at most 25"):
+        java_hash_code(tuple(range(26)))
+    assert java_hash_code(tuple([0] * 25)) == 0
+    with pytest.raises(TypeError):
+        java_hash_code(1, JavaKeyType.TUPLE)

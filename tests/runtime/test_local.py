@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from compiler.diagnostics import Severity
+from compiler.keygroups import assign_key_to_parallel_operator
 from compiler.pipeline import compile_document
 from runtime.chains import SubtaskRun
 from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
@@ -18,7 +19,7 @@ from runtime.local import run_locally
 from runtime.plan import Fault
 from runtime.planner import RunOptions, build_run_plan
 from runtime.runnability import runnability
-from tests.runtime.builders import Doc, run, sink_records
+from tests.runtime.builders import Doc, run, sink_by_subtask, sink_records
 
 FIXTURES = sorted(
     (Path(__file__).resolve().parents[1] / "compiler" / "data" / "fixtures").glob(
@@ -190,3 +191,32 @@ def test_routed_and_batched_chains_give_the_local_executors_results(batched: boo
         assert list(result.sinks) == _run_shaped(document, tmp_path, batched=batched), fixture
         compared += 1
     assert compared > 30
+
+
+def test_a_run_keyed_by_tuples_reduces_each_key_on_its_flink_subtask(tmp_path: Path):
+    # Records (x % 2, x % 3, x) keyed by their first two fields: six tuple keys, each
+    # reduced (summing the third field) on the subtask Flink routes its Tuple2 to.
+    doc = (
+        Doc(parallelism=4)
+        .node(1, "source.sequence", {"from": 1, "to": 12})
+        .node(2, "map", {"fn": "(x % 2, x % 3, x)"})
+        .node(3, "reduce", {"fn": "(a[0], a[1], a[2] + b[2])"})
+        .node(4, "sink.collect")
+        .edge(1, 2)
+        .edge(2, 3, "HASH", key="(x[0], x[1])")
+        .edge(3, 4)
+        .build()
+    )
+    assert [d for d in runnability(doc) if d.severity is Severity.ERROR] == []
+    result, _ = run(doc, tmp_path)
+    assert result.outcome is RunOutcome.FINISHED
+    totals: dict[tuple[int, int], int] = {}
+    for subtask, records in sink_by_subtask(result, 4).items():
+        for first, second, total in records:
+            key = (first, second)
+            assert subtask == assign_key_to_parallel_operator(key, 128, 4)
+            totals[key] = max(totals.get(key, 0), total)
+    expected: dict[tuple[int, int], int] = {}
+    for x in range(1, 13):
+        expected[(x % 2, x % 3)] = expected.get((x % 2, x % 3), 0) + x
+    assert totals == expected

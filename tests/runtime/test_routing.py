@@ -147,10 +147,14 @@ def test_java_types_decide_the_hash():
 @pytest.mark.parametrize(
     ("key", "message"),
     [
-        ("x / 2", "is a float; keys must be int, str or bool"),
-        ("[x][0:1]", "unhashable type: 'list'; keys must be int, str or bool"),
+        ("x / 2", "is a float; keys must be int, str, bool or a tuple of them"),
+        ("[x][0:1]", "unhashable type: 'list'; keys must be int, str, bool or a tuple of them"),
         ("None if x else 0", "is a NoneType"),
         ("x * 2**70", "does not fit a Java Long"),
+        ("(x, x / 2)", "has a field 1.5 that is a float; keys must be int, str, bool or a tuple"),
+        ("(x, None if x else 0)", "has a field None that is a NoneType"),
+        ("(x, [x][0:1])", "has a field [3] that is a list"),
+        ("tuple(range(26))", "a tuple key has 26 fields; Flink's tuples have at most 25"),
     ],
 )
 def test_other_keys_are_a_clear_error_naming_the_edge_and_operator(key: str, message: str):
@@ -158,6 +162,32 @@ def test_other_keys_are_a_clear_error_naming_the_edge_and_operator(key: str, mes
     with pytest.raises(RoutingError, match="HASH edge into Map \\(node 2\\)") as caught:
         placement(plan, 0, [3])
     assert message in str(caught.value)
+
+
+def test_tuple_keys_route_as_flinks_tuples():
+    # Tuple2(1, 10000001) hashes to 31 * 1 + 10000001 = 10000032, whose murmur hash is
+    # 15868712 (tests/compiler/test_keygroups.py): key group 40 of 128, subtask 1 of 4.
+    plan = plan_of("HASH", 1, 4, key="(1, x)", max_parallelism=128)
+    assert placement(plan, 0, [10000001]) == [1]
+    subtask = plan.vertices[0].outputs[0].router.subtask_of_key()
+    for key in [(1, 10000001), ("a", (2, True)), (), (1 << 40, "x")]:
+        assert subtask(key) == assign_key_to_parallel_operator(key, 128, 4)
+
+
+def test_tuples_of_equal_values_but_other_java_types_are_other_keys():
+    # (1, True) == (1, 1) in Python, but Flink hashes Boolean.TRUE as 1231 and 1 as 1.
+    plan = plan_of("HASH", 1, 128, key="x")
+    subtask = plan.vertices[0].outputs[0].router.subtask_of_key()
+
+    def flink(key: object) -> int:
+        return assign_key_to_parallel_operator(key, 256, 128)
+
+    assert flink((1, True)) != flink((1, 1))
+    for _ in range(2):  # computed, then cached
+        assert subtask((1, True)) == flink((1, True))
+        assert subtask((1, 1)) == flink((1, 1))
+        assert subtask(((1,), True)) == flink(((1,), True))
+        assert subtask(((True,), 1)) == flink(((True,), 1))
 
 
 @settings(max_examples=300, deadline=None)

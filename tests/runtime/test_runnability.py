@@ -166,7 +166,7 @@ def test_graph_shape_problems_name_the_edge_or_node():
         .edge(1, 3, "CUSTOM")  # 5: CUSTOM without partition function
         .edge(3, 5, tag="late")  # 6: an undeclared side output
         .edge(6, 7)  # 7: into a source
-        .edge(1, 3, "HASH", key="(x, 1)")  # 8: a tuple key
+        .edge(1, 3, "HASH", key="(x, [1])")  # 8: a tuple key with a list in it
         .edge(1, 3, "HASH", key="x.")  # 9: a bad key expression
         .build()
     )
@@ -288,3 +288,41 @@ def test_key_problems_name_what_the_key_field_takes_not_json():
         "subtask count n, such as key % n"
     )
     assert not any("{" in message for message in messages.values())
+
+
+@pytest.mark.parametrize("key", ["(x, 1)", "(x % 3, str(x), (x, True))", "()"])
+def test_tuple_keys_are_keys(key: str):
+    doc = (
+        Doc()
+        .node(1, "source.sequence", {"from": 1, "to": 3})
+        .node(2, "reduce", {"fn": "a + b"})
+        .edge(1, 2, "HASH", key=key)
+        .node(3, "sink.print")
+        .edge(2, 3)
+        .build()
+    )
+    assert errors(doc) == []
+
+
+@pytest.mark.parametrize(
+    ("key", "found"),
+    [
+        ("(x, [1])", "the key is a tuple with a list in it"),
+        ("(x, (1.5, 2))", "the key is a tuple with a tuple with a float in it in it"),
+        (
+            repr(tuple(range(26))),
+            "the key is a tuple of 26 fields (Flink's tuples have at most 25)",
+        ),
+        ("[x]", "the key is a list"),
+    ],
+)
+def test_keys_that_cannot_be_keys_say_so(key: str, found: str):
+    doc = (
+        Doc()
+        .node(1, "source.sequence", {"from": 1, "to": 3})
+        .node(2, "map", {"fn": "x"})
+        .edge(1, 2, "HASH", key=key)
+        .build()
+    )
+    (problem,) = [d for d in runnability(doc) if d.code == "run.key-type"]
+    assert problem.message == f"{found}; keys must be int, str, bool or a tuple of them"
