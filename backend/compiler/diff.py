@@ -26,7 +26,7 @@ from typing import Any
 from compiler.chainability import chain_blockers, head_factories
 from compiler.execution import ExecutionJobVertex
 from compiler.hashing import to_hex
-from compiler.model import NodeId, StreamGraph
+from compiler.model import Hash128, NodeId, StreamGraph
 from compiler.pipeline import Compilation, compile_document
 
 FORMAT = "plandiff/v1"
@@ -397,13 +397,60 @@ def _what_changed(old: _Side, new: _Side, *node_ids: NodeId) -> str:
     return ", ".join(parts)
 
 
+@dataclass(frozen=True, slots=True)
+class _Restore:
+    """Where Flink restores each piece of the old job's savepoint state.
+
+    A savepoint holds each operator's state under its generated OperatorID. Restoring,
+    Flink looks every new operator up by its user-defined ID (uidHash) when the savepoint
+    has state under it, else by its generated ID (`StateAssignmentOperation`); when two
+    new operators look up the same ID, the first in node order is taken to get it.
+    """
+
+    owner: dict[Hash128, NodeId]
+    """Old ID -> the old node that had it."""
+    looks_up: dict[NodeId, Hash128]
+    """New node -> the old ID it restores from (only IDs the savepoint has)."""
+    receiver: dict[Hash128, NodeId]
+    """Old ID -> the new node that restores it."""
+
+
+def _restore(old: _Side, new: _Side) -> _Restore:
+    owner = {h: nid for nid, h in sorted(old.compilation.hashes.items())}
+    looks_up: dict[NodeId, Hash128] = {}
+    receiver: dict[Hash128, NodeId] = {}
+    for nid, generated in sorted(new.compilation.hashes.items()):
+        user = new.compilation.user_hashes.get(nid)
+        looked_up = user if user is not None and user in owner else generated
+        if looked_up in owner:
+            looks_up[nid] = looked_up
+            receiver.setdefault(looked_up, nid)
+    return _Restore(owner, looks_up, receiver)
+
+
+def _kept_cause(old: _Side, new: _Side, nid: NodeId) -> str:
+    """Why a node restores its own state: its ID did not change, or its uidHash is it."""
+    old_hash, new_hash = old.compilation.hashes[nid], new.compilation.hashes[nid]
+    if old_hash != new_hash:
+        return (
+            f"ID changed from {to_hex(old_hash)} to {to_hex(new_hash)}, but its uidHash is "
+            "the old ID: Flink restores the state through it"
+        )
+    uid = new.graph.nodes[nid].uid
+    if uid is not None:
+        return f"uid '{uid}' set, ID stable"
+    return "same topology around it: ID unchanged (set a uid to keep it stable)"
+
+
+def _name(side: _Side, nid: NodeId) -> str:
+    return f"{side.graph.nodes[nid].name} ({nid})"
+
+
 def savepoint_verdicts(
     old_document: dict[str, Any], new_document: dict[str, Any], old: _Side, new: _Side
 ) -> dict[str, Any]:
     old_nodes, new_nodes = _nodes_by_id(old_document), _nodes_by_id(new_document)
-    new_ids = set(new.compilation.hashes.values()) | {
-        h for h in new.compilation.user_hashes.values() if h is not None
-    }
+    restore = _restore(old, new)
     operators = []
     for nid in sorted(set(old_nodes) | set(new_nodes)):
         raw = new_nodes.get(nid) or old_nodes[nid]
@@ -412,7 +459,6 @@ def savepoint_verdicts(
         node_id = NodeId(nid)
         old_hash = old.compilation.hashes.get(node_id)
         new_hash = new.compilation.hashes.get(node_id)
-        old_user = old.compilation.user_hashes.get(node_id)
         entry: dict[str, Any] = {
             "node": nid,
             "name": raw.get("name"),
@@ -420,23 +466,48 @@ def savepoint_verdicts(
             "oldOperatorId": to_hex(old_hash) if old_hash is not None else None,
             "newOperatorId": to_hex(new_hash) if new_hash is not None else None,
         }
+        into = restore.receiver.get(old_hash) if old_hash is not None else None
+        # The old ID this node restores from, when it is another operator's.
+        foreign = restore.looks_up.get(node_id)
+        if foreign == old_hash:
+            foreign = None
         if old_hash is None:
-            entry.update(verdict="new", causes=["the operator is new: it starts without state"])
+            cause = "the operator is new: it starts without state"
+            if foreign is not None and restore.receiver.get(foreign) == node_id:
+                cause = (
+                    f"the operator is new, and Flink restores the state of "
+                    f"{_name(old, restore.owner[foreign])} into it: its ID is that operator's "
+                    "old ID"
+                )
+            entry.update(verdict="new", causes=[cause])
         elif new_hash is None:
+            causes = ["the operator was removed: its state cannot be restored"]
+            if into is not None:
+                causes = [
+                    "the operator was removed",
+                    f"its old ID is now the ID of {_name(new, into)}: Flink restores its "
+                    "state into that operator",
+                ]
+            entry.update(verdict="lost", causes=causes)
+        elif into == node_id:
+            entry.update(verdict="kept", causes=[_kept_cause(old, new, node_id)])
+        elif into is not None:
             entry.update(
                 verdict="lost",
-                causes=["the operator was removed: its state cannot be restored"],
+                causes=[
+                    f"its old ID is now the ID of {_name(new, into)}: Flink restores its "
+                    "state into that operator"
+                ],
             )
-        elif old_hash in new_ids or (old_user is not None and old_user in new_ids):
-            uid = new.graph.nodes[node_id].uid
-            cause = (
-                f"uid '{uid}' set, ID stable"
-                if uid is not None
-                else "same topology around it: ID unchanged (set a uid to keep it stable)"
+        elif foreign is not None:
+            by = "uidHash" if new.compilation.user_hashes.get(node_id) == foreign else "new ID"
+            entry.update(
+                verdict="lost",
+                causes=[
+                    f"its {by} is the old ID of {_name(old, restore.owner[foreign])}: "
+                    "Flink looks up that operator's state for it, not its own"
+                ],
             )
-            if old_hash not in new_ids:
-                cause = "restored through its user-defined uidHash"
-            entry.update(verdict="kept", causes=[cause])
         else:
             entry.update(verdict="lost", causes=_why_hash_changed(old, new, node_id))
         operators.append(entry)

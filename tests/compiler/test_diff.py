@@ -119,3 +119,78 @@ def test_invalid_version_still_gets_a_stream_graph_diff() -> None:
     added = diff["streamGraph"]["edges"]["added"]
     assert [(e["source"], e["target"]) for e in removed] == [(1, 2)]
     assert [(e["source"], e["target"]) for e in added] == [(1, 99)]
+
+
+# Every cause of the savepoint verdict is true ----------------------------------------------------
+
+
+def test_an_unchanged_topology_keeps_the_id_and_says_so() -> None:
+    source = verdict(diff_documents(pipeline(), pipeline()), 1)
+    assert source["verdict"] == "kept"
+    assert source["oldOperatorId"] == source["newOperatorId"]
+    assert source["causes"] == [
+        "same topology around it: ID unchanged (set a uid to keep it stable)"
+    ]
+
+
+def test_a_uid_hash_keeps_a_changed_id_and_says_so() -> None:
+    # Breaking the reduce's chain changes its generated ID; a uidHash naming the old ID is
+    # how Flink restores its state anyway.
+    old = pipeline(sink_partitioner="FORWARD")
+    new = pipeline(sink_partitioner="REBALANCE", sink_parallelism=8)
+    old_id = verdict(diff_documents(old, new), 3)["oldOperatorId"]
+    new["nodes"][2]["uidHash"] = old_id
+    reduce = verdict(diff_documents(old, new), 3)
+    assert reduce["verdict"] == "kept"
+    assert reduce["oldOperatorId"] != reduce["newOperatorId"]
+    (cause,) = reduce["causes"]
+    assert cause == (
+        f"ID changed from {old_id} to {reduce['newOperatorId']}, but its uidHash is the old "
+        "ID: Flink restores the state through it"
+    )
+    assert "unchanged" not in cause
+
+
+def test_a_uid_hash_that_is_not_the_old_id_keeps_nothing() -> None:
+    # The same uidHash in both versions: the savepoint holds the state under the old
+    # generated ID, which no operator of the new job has.
+    old = pipeline(sink_partitioner="FORWARD")
+    new = pipeline(sink_partitioner="REBALANCE", sink_parallelism=8)
+    for document in (old, new):
+        document["nodes"][2]["uidHash"] = "ab" * 16
+    reduce = verdict(diff_documents(old, new), 3)
+    assert reduce["verdict"] == "lost"
+    assert "chainable out-edges changed from 1 to 0" in " ".join(reduce["causes"])
+
+
+def test_an_operator_replaced_in_place_hands_its_state_to_the_new_one() -> None:
+    # The window takes the reduce's place, so it gets the reduce's ID, and its state.
+    new = copy.deepcopy(pipeline())
+    new["nodes"][2] = {"id": 5, "name": "Window", "operator": "window.reduce", "parallelism": 4}
+    new["edges"][1]["target"] = 5
+    new["edges"][2]["source"] = 5
+    diff = diff_documents(pipeline(), new)
+    reduce, window = verdict(diff, 3), verdict(diff, 5)
+    assert reduce["oldOperatorId"] == window["newOperatorId"]
+    assert reduce["causes"] == [
+        "the operator was removed",
+        "its old ID is now the ID of Window (5): Flink restores its state into that operator",
+    ]
+    assert window["causes"] == [
+        "the operator is new, and Flink restores the state of Keyed Reduce (3) into it: its "
+        "ID is that operator's old ID"
+    ]
+
+
+def test_a_uid_hash_naming_another_operators_old_id_takes_that_state() -> None:
+    old = pipeline()
+    new = pipeline()
+    source = verdict(diff_documents(old, new), 1)
+    new["nodes"][2]["uidHash"] = source["oldOperatorId"]
+    diff = diff_documents(old, new)
+    reduce = verdict(diff, 3)
+    assert reduce["verdict"] == "lost"
+    assert reduce["causes"] == [
+        "its uidHash is the old ID of Source: orders (1): Flink looks up that operator's "
+        "state for it, not its own"
+    ]
