@@ -314,6 +314,7 @@ class ImportApi(APIView):
             actor=request.user,
             content=data.validated_data["content"],
             name=data.validated_data.get("name"),
+            file_name=data.validated_data.get("fileName"),
         )
         body = {**PipelineDetailSerializer(pipeline).data, "importedFrom": source_format}
         return Response(body, status=status.HTTP_201_CREATED)

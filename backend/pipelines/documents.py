@@ -126,13 +126,39 @@ def _is_flink_plan(content: dict[str, Any]) -> bool:
     )
 
 
-def document_from_import(*, content: object, name: str) -> tuple[dict[str, Any], str]:
+_IMPORT_SUFFIXES = (".streamgraph.json", ".plan.json", ".json")
+
+
+def import_name_from_file(file_name: str | None) -> str | None:
+    """A pipeline name from the name of an imported file: its base name without the
+    extensions exports write (`word-count.plan.json` -> `word-count`); None for none."""
+    if file_name is None:
+        return None
+    base = file_name.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    for suffix in _IMPORT_SUFFIXES:
+        if base.lower().endswith(suffix) and len(base) > len(suffix):
+            base = base[: -len(suffix)]
+            break
+    return base.strip() or None
+
+
+def _plan_job_name(plan: dict[str, Any]) -> str | None:
+    """The job name a Flink plan carries, when it carries one (the REST job plan and
+    `flink info` put `name` beside `nodes`; `getExecutionPlan()` has none)."""
+    name = plan.get("name")
+    return name.strip() or None if isinstance(name, str) else None
+
+
+def document_from_import(
+    *, content: object, name: str | None = None, fallback_name: str | None = None
+) -> tuple[dict[str, Any], str]:
     """The `streamgraph/v1` document in imported content, and which format it was.
 
     `content` is a `streamgraph/v1` document or the text of Flink's
     `env.getExecutionPlan()`, either as a JSON value or as a string holding one.
-    A Flink plan becomes a document named `name`, with Flink's defaults for all
-    the plan does not say.
+    A Flink plan becomes a document with Flink's defaults for all the plan does not
+    say, named `name`, else the plan's job name, else `fallback_name` (the file's),
+    else "imported".
     """
     parsed = content
     if isinstance(content, str):
@@ -144,8 +170,9 @@ def document_from_import(*, content: object, name: str) -> tuple[dict[str, Any],
         return copy.deepcopy(parsed), STREAMGRAPH
     if isinstance(parsed, dict) and _is_flink_plan(parsed):
         text = content if isinstance(content, str) else json.dumps(parsed)
+        job_name = name or _plan_job_name(parsed) or fallback_name or "imported"
         try:
-            return streamgraph_from_execution_plan(text, name=name), FLINK_PLAN
+            return streamgraph_from_execution_plan(text, name=job_name), FLINK_PLAN
         except ValueError as error:
             raise _rejected("import.flink-plan", f"Not a Flink execution plan: {error}.") from error
     raise _rejected(

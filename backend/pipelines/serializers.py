@@ -62,7 +62,18 @@ class PipelineUpdateSerializer(RequestSerializer):
 
 class PipelineImportSerializer(RequestSerializer):
     workspace = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    name = TextField(max_length=200, required=False, help_text="Defaults to the document's name.")
+    name = TextField(
+        max_length=200,
+        required=False,
+        help_text="Defaults to the content's own name (a document's `name`, a plan's job "
+        "`name`), else to `fileName` without its extensions.",
+    )
+    fileName = TextField(
+        max_length=255,
+        required=False,
+        help_text="The name of the file the content was read from, e.g. "
+        "`word-count.plan.json`: names the pipeline when the content does not.",
+    )
     content = serializers.JSONField(
         help_text="A streamgraph/v1 document, or Flink's `getExecutionPlan()` JSON "
         "(as an object or as its text)."

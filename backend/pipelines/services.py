@@ -18,7 +18,12 @@ from accounts.models import Role, Workspace
 from accounts.permissions import authenticated_user, require_role
 from config.errors import Conflict
 from config.messages import UserRef
-from pipelines.documents import document_empty, document_from_import, document_validate
+from pipelines.documents import (
+    document_empty,
+    document_from_import,
+    document_validate,
+    import_name_from_file,
+)
 from pipelines.editing import pipeline_live_plan
 from pipelines.events import DocumentReplaced, VersionSaved, publish_after_commit
 from pipelines.models import Pipeline, PipelineVersion
@@ -50,13 +55,23 @@ def pipeline_import(
     actor: Actor,
     content: object,
     name: str | None = None,
+    file_name: str | None = None,
 ) -> tuple[Pipeline, str]:
-    """A new pipeline from a `streamgraph/v1` document or a Flink plan, and which it was."""
+    """A new pipeline from a `streamgraph/v1` document or a Flink plan, and which it was.
+
+    Named `name`, else as the content names itself (a document's name, a plan's job
+    name), else after the file it came from, else "imported".
+    """
     user = authenticated_user(actor)
     require_role(user=user, workspace=workspace, minimum=Role.EDITOR)
-    document, source_format = document_from_import(content=content, name=name or "imported")
+    file_stem = import_name_from_file(file_name)
+    document, source_format = document_from_import(
+        content=content, name=name, fallback_name=file_stem
+    )
     document_name = document.get("name")
-    pipeline_name = name or (document_name if isinstance(document_name, str) else "") or "imported"
+    pipeline_name = (
+        name or (document_name if isinstance(document_name, str) else "") or file_stem
+    ) or "imported"
     pipeline = pipeline_create(
         workspace=workspace, actor=user, name=pipeline_name[:200], document=document
     )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pipelines.documents import import_name_from_file
 from pipelines.models import Pipeline
 from tests.backend.factories import make_document, make_team
 
@@ -179,3 +181,70 @@ def test_content_that_cannot_be_imported_is_400_and_stores_nothing(content: Any,
     assert error["code"] == "invalid-document"
     assert error["diagnostics"][0]["code"] == code
     assert Pipeline.objects.count() == 1
+
+
+WORD_COUNT_PLAN = (
+    Path(__file__).resolve().parents[1] / "compiler" / "data" / "fixtures" / "word-count.plan.json"
+).read_text("utf-8")
+
+
+def _import_file(team: Any, content: Any, file_name: str | None) -> Any:
+    body: dict[str, Any] = {"workspace": team.workspace.pk, "content": content}
+    if file_name is not None:
+        body["fileName"] = file_name
+    return team.client("editor").post("/api/pipelines/import/", body)
+
+
+def test_a_flink_plan_is_named_after_its_file() -> None:
+    team = make_team()
+
+    response = _import_file(team, WORD_COUNT_PLAN, "word-count.plan.json")
+
+    assert response.status_code == 201
+    assert response.json()["name"] == "word-count"
+    assert response.json()["document"]["name"] == "word-count"
+
+
+def test_a_flink_plan_is_named_after_its_job_when_it_names_one() -> None:
+    team = make_team()
+    plan = {**json.loads(WORD_COUNT_PLAN), "name": "Streaming WordCount"}
+
+    response = _import_file(team, plan, "plan.json")
+
+    assert response.json()["name"] == "Streaming WordCount"
+    assert response.json()["document"]["name"] == "Streaming WordCount"
+
+
+def test_a_given_name_wins_and_without_any_the_pipeline_is_imported() -> None:
+    team = make_team()
+
+    named = _import(team, WORD_COUNT_PLAN, name="Counts")
+    nameless = _import_file(team, WORD_COUNT_PLAN, None)
+
+    assert named.json()["name"] == "Counts"
+    assert nameless.json()["name"] == "imported"
+
+
+@pytest.mark.parametrize(
+    ("file_name", "expected"),
+    [
+        ("word-count.plan.json", "word-count"),
+        ("orders.streamgraph.json", "orders"),
+        ("C:\\jobs\\fraud.json", "fraud"),
+        ("plan", "plan"),
+        (".json", ".json"),
+        ("  ", None),
+    ],
+)
+def test_file_names_lose_the_extensions_exports_write(file_name: str, expected: str | None) -> None:
+    assert import_name_from_file(file_name) == expected
+
+
+def test_a_streamgraph_document_without_a_name_is_named_after_its_file() -> None:
+    team = make_team()
+    document = make_document()
+    document.pop("name", None)
+
+    response = _import_file(team, document, "clicks.streamgraph.json")
+
+    assert response.json()["name"] == "clicks"

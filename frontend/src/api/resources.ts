@@ -124,14 +124,16 @@ export function deletePipeline(id: number): Promise<null> {
   return request("DELETE", `pipelines/${id}/`);
 }
 
+/**
+ * A new pipeline from a streamgraph/v1 document or Flink's plan JSON. Without `name` it
+ * is named as the content names itself, else after `fileName` (the file it was read from).
+ */
 export function importPipeline(
   workspace: number,
   content: unknown,
-  name?: string,
+  options: { readonly name?: string; readonly fileName?: string } = {},
 ): Promise<PipelineDetail & { importedFrom: string }> {
-  return request("POST", "pipelines/import/", {
-    body: name === undefined ? { workspace, content } : { workspace, content, name },
-  });
+  return request("POST", "pipelines/import/", { body: { workspace, content, ...options } });
 }
 
 export function exportPipeline(

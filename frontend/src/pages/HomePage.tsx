@@ -159,7 +159,7 @@ function WorkspacePipelines({ workspace }: { readonly workspace: api.Workspace }
       return;
     }
     await act(async () => {
-      const created = await api.importPipeline(workspace.id, content);
+      const created = await api.importPipeline(workspace.id, content, { fileName: file.name });
       const from = created.importedFrom === "streamgraph" ? "streamgraph/v1" : "a Flink plan";
       setNotice(`Imported "${created.name}" from ${from}.`);
     });
