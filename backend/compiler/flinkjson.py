@@ -137,8 +137,9 @@ def streamgraph_from_execution_plan(plan_text: str, *, name: str = "imported") -
         if not isinstance(node_name, str) or not isinstance(parallelism, int):
             raise ValueError(f"node {node_id} needs a string 'type' and an integer 'parallelism'")
         is_source = pact == "Data Source"
+        # Not a catalog kind unless the name says which: the user chooses what it runs.
         kind = _KNOWN_KINDS.get(node_name) or (
-            "source" if is_source else "sink" if pact == "Data Sink" else "process"
+            "source" if is_source else "sink" if pact == "Data Sink" else ""
         )
         nodes.append(
             {

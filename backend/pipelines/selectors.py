@@ -33,6 +33,7 @@ from pipelines.documents import (
 )
 from pipelines.models import Pipeline, PipelineVersion
 from runtime.catalog import catalog_document
+from runtime.imported import import_checklist
 
 PIPELINE_NOT_FOUND = "Pipeline not found."
 EXPORT_FORMATS = (STREAMGRAPH, FLINK_PLAN)
@@ -144,8 +145,10 @@ def pipeline_plan(*, document: object, reject_unreadable: bool = False) -> dict[
     `jobGraph` (`jobgraph/v1`), `execution` (a summary of the ExecutionGraph: per
     vertex its parallelism and each subtask's key-group range, per edge its pattern
     and partition groups) and `explain` (`explain/v1`). Without a plan (the document has
-    errors) the last three are null. With `reject_unreadable`, a document the
-    compiler cannot read as a graph is refused (`DocumentRejected`) instead.
+    errors) the last three are null. `importChecklist` (`runtime.imported`) is, for a
+    pipeline imported from Flink's plan JSON, the catalog kind suggested for each node and
+    what is left to fill in before it runs; null for others. With `reject_unreadable`, a
+    document the compiler cannot read as a graph is refused (`DocumentRejected`) instead.
     """
     document_check_size(document=document)
     compilation = compile_document(document)
@@ -158,6 +161,7 @@ def pipeline_plan(*, document: object, reject_unreadable: bool = False) -> dict[
         "jobGraph": None,
         "execution": None,
         "explain": None,
+        "importChecklist": import_checklist(document),
     }
     if compilation.ok and compilation.execution is not None:
         plan["jobGraph"] = render_json(compilation, "jobgraph")

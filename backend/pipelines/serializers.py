@@ -178,6 +178,31 @@ class PlanDiagnosticSerializer(DiagnosticSerializer):
     )
 
 
+class ImportChecklistItemSerializer(serializers.Serializer):
+    code = serializers.CharField(
+        help_text="`import.operator` (choose the kind), or a run problem's code."
+    )
+    message = serializers.CharField()
+    field = serializers.CharField(allow_null=True)
+    edge = serializers.IntegerField(allow_null=True, help_text="An input edge's index.")
+
+
+class ImportChecklistNodeSerializer(serializers.Serializer):
+    node = serializers.IntegerField()
+    name = serializers.CharField()
+    operator = serializers.CharField(help_text="The node's operator kind now.")
+    suggestedOperator = serializers.CharField(
+        allow_null=True, help_text="The catalog kind its Flink name and pact suggest."
+    )
+    items = ImportChecklistItemSerializer(many=True)
+
+
+class ImportChecklistSerializer(serializers.Serializer):
+    importedFrom = serializers.CharField()
+    remaining = serializers.IntegerField(help_text="How many items are left, over all nodes.")
+    nodes = ImportChecklistNodeSerializer(many=True)
+
+
 class PlanSerializer(serializers.Serializer):
     ok = serializers.BooleanField(
         help_text="Whether the document compiled without errors (run problems aside)."
@@ -186,6 +211,11 @@ class PlanSerializer(serializers.Serializer):
     jobGraph = serializers.JSONField(allow_null=True, help_text="The jobgraph/v1 document.")
     execution = ExecutionSummarySerializer(allow_null=True)
     explain = serializers.JSONField(allow_null=True, help_text="The explain/v1 document.")
+    importChecklist = ImportChecklistSerializer(
+        allow_null=True,
+        help_text="For a pipeline imported from Flink's plan JSON: per node the catalog "
+        "kind its Flink name suggests and what is left to fill in before it runs.",
+    )
 
 
 class DiffSerializer(serializers.Serializer):

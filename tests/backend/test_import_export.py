@@ -248,3 +248,23 @@ def test_a_streamgraph_document_without_a_name_is_named_after_its_file() -> None
     response = _import_file(team, document, "clicks.streamgraph.json")
 
     assert response.json()["name"] == "clicks"
+
+
+def test_the_plan_of_an_imported_flink_plan_lists_what_is_left_to_run_it() -> None:
+    team = make_team()
+    imported = _import_file(team, WORD_COUNT_PLAN, "word-count.plan.json").json()
+
+    plan = team.client("viewer").get(f"/api/pipelines/{imported['id']}/plan/").json()
+    other = team.client("viewer").get(f"/api/pipelines/{team.pipeline.pk}/plan/").json()
+
+    checklist = plan["importChecklist"]
+    assert checklist["remaining"] == 5
+    assert [(n["name"], n["suggestedOperator"]) for n in checklist["nodes"]] == [
+        ("Source: Collection Source", "source.collection"),
+        ("FlatMap", "flat_map"),
+        ("Map", "map"),
+        ("_stream_key_by_map_operator", "key_by"),
+        ("Reduce", "reduce"),
+        ("Sink: Print to Std. Out", "sink.print"),
+    ]
+    assert other["importChecklist"] is None

@@ -155,7 +155,7 @@ def test_plan_has_job_graph_execution_summary_and_explanations() -> None:
 
     assert response.status_code == 200
     plan = response.json()
-    assert set(plan) == {"ok", "diagnostics", "jobGraph", "execution", "explain"}
+    assert set(plan) == {"ok", "diagnostics", "jobGraph", "execution", "explain", "importChecklist"}
     assert plan["ok"] is True
     assert plan["jobGraph"]["format"] == "jobgraph/v1"
     assert plan["explain"]["format"] == "explain/v1"

@@ -264,7 +264,35 @@ export interface ExecutionSummary {
   readonly edges: readonly ExecutionEdgeSummary[];
 }
 
-/** `GET /api/pipelines/{id}/plan/`: the last three are null when the document has errors. */
+/** One thing left to do before an imported pipeline runs (`runtime.imported`). */
+export interface ImportChecklistItem {
+  /** `import.operator` (choose the kind to run), or a run problem's code. */
+  readonly code: string;
+  readonly message: string;
+  readonly field: string | null;
+  /** The index of the input edge it is about, else null. */
+  readonly edge: number | null;
+}
+
+export interface ImportChecklistNode {
+  readonly node: number;
+  readonly name: string;
+  /** The node's operator kind now (empty when none was chosen). */
+  readonly operator: string;
+  /** The catalog kind the node's Flink name and pact suggest (apply with `set_operator`). */
+  readonly suggestedOperator: string | null;
+  readonly items: readonly ImportChecklistItem[];
+}
+
+/** What a pipeline imported from Flink's plan JSON needs before it runs, node by node. */
+export interface ImportChecklist {
+  readonly importedFrom: string;
+  readonly remaining: number;
+  readonly nodes: readonly ImportChecklistNode[];
+}
+
+/** `GET /api/pipelines/{id}/plan/`: jobGraph, execution and explain are null when the
+ * document has errors. */
 export interface CompiledPlan {
   readonly ok: boolean;
   readonly diagnostics: readonly Diagnostic[];
@@ -272,6 +300,8 @@ export interface CompiledPlan {
   readonly execution: ExecutionSummary | null;
   /** `explain/v1`. */
   readonly explain: unknown;
+  /** Null unless the pipeline was imported from Flink's plan JSON. */
+  readonly importChecklist: ImportChecklist | null;
 }
 
 export function getPlan(
