@@ -18,14 +18,25 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Literal
 
-EditKind = Literal["add_node", "remove_node", "move_node", "connect", "disconnect", "set_field"]
+EditKind = Literal[
+    "add_node",
+    "remove_node",
+    "move_node",
+    "move_nodes",
+    "connect",
+    "disconnect",
+    "set_field",
+    "set_operator",
+]
 EDIT_KINDS: tuple[str, ...] = (
     "add_node",
     "remove_node",
     "move_node",
+    "move_nodes",
     "connect",
     "disconnect",
     "set_field",
+    "set_operator",
 )
 ElementKind = Literal["node", "edge", "config", "document"]
 _EDGE_DEFAULTS = {
@@ -76,6 +87,8 @@ class EditRejected(ValueError):
 
 EdgeKey = tuple[int, int, int, int]
 """(source, target, typeNumber, k)."""
+NodeMove = tuple[int, float, float]
+"""(node id, x, y)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +108,19 @@ class Edit:
     value: Any = None
     x: float | None = None
     y: float | None = None
+    operator: str | None = None
+    """`set_operator`: the node's new operator kind."""
+    params: dict[str, Any] | None = None
+    """`set_operator`: the node's new parameters, in place of all its old ones."""
+    moves: tuple[NodeMove, ...] | None = None
+    """`move_nodes`: where each node goes, one edit for all (an auto-layout)."""
 
     @property
     def affects_plan(self) -> bool:
         """False for edits to what compilation ignores (a node's `params`, `ui` and
         `operator`, the document's `meta` and `ui`; see streamgraph-format.md): the
         plan after such an edit is the plan before it."""
-        if self.kind == "move_node":
+        if self.kind in ("move_node", "move_nodes", "set_operator"):
             return False
         if self.kind != "set_field" or self.field is None:
             return True
@@ -128,6 +147,12 @@ class Edit:
             data["value"] = self.value
         if self.kind == "move_node":
             data["x"], data["y"] = self.x, self.y
+        if self.operator is not None:
+            data["operator"] = self.operator
+        if self.params is not None:
+            data["params"] = self.params
+        if self.moves is not None:
+            data["moves"] = [{"nodeId": n, "x": x, "y": y} for n, x, y in self.moves]
         return data
 
     @staticmethod
@@ -164,11 +189,14 @@ class Edit:
         if field is not None and (not isinstance(field, str) or not field):
             raise EditRejected("edit.field", "'field' must be a non-empty dotted path")
         for name in ("x", "y"):
-            value = data.get(name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float)
-            ):
+            if not _is_number_or_none(data.get(name)):
                 raise EditRejected("edit.position", f"'{name}' must be a number")
+        operator = data.get("operator")
+        if operator is not None and not isinstance(operator, str):
+            raise EditRejected("edit.operator", "'operator' must be a string")
+        params = data.get("params")
+        if params is not None and not isinstance(params, dict):
+            raise EditRejected("edit.malformed", "'params' must be an object")
         return Edit(
             kind=kind,
             node=data.get("node"),
@@ -180,7 +208,38 @@ class Edit:
             value=data.get("value"),
             x=data.get("x"),
             y=data.get("y"),
+            operator=operator,
+            params=params,
+            moves=_read_moves(data.get("moves")),
         )
+
+
+def _is_number_or_none(value: object) -> bool:
+    return value is None or (not isinstance(value, bool) and isinstance(value, int | float))
+
+
+_MOVES_SHAPE = "'moves' must be a list of {nodeId, x, y}, each node once"
+
+
+def _read_moves(raw: object) -> tuple[NodeMove, ...] | None:
+    """`moves` of a `move_nodes` edit: [{"nodeId", "x", "y"}, ...], each node at most once."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw:
+        raise EditRejected("edit.moves", _MOVES_SHAPE)
+    moves: list[NodeMove] = []
+    seen: set[int] = set()
+    for move in raw:
+        if not isinstance(move, dict):
+            raise EditRejected("edit.moves", _MOVES_SHAPE)
+        node_id, x, y = move.get("nodeId"), move.get("x"), move.get("y")
+        if isinstance(node_id, bool) or not isinstance(node_id, int) or node_id in seen:
+            raise EditRejected("edit.moves", _MOVES_SHAPE)
+        if x is None or y is None or not _is_number_or_none(x) or not _is_number_or_none(y):
+            raise EditRejected("edit.position", f"the move of node {node_id} needs numbers x, y")
+        seen.add(node_id)
+        moves.append((node_id, x, y))
+    return tuple(moves)
 
 
 def edge_keys(document: dict[str, Any]) -> list[EdgeKey]:
@@ -270,10 +329,29 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
         node_id = _required_node(edit)
         if edit.x is None or edit.y is None:
             raise EditRejected("edit.position", "move_node needs 'x' and 'y'", node=node_id)
+        _move(nodes, _node_index(result, node_id), edit.x, edit.y)
+        return result, edit
+    if edit.kind == "move_nodes":
+        if edit.moves is None:
+            raise EditRejected("edit.malformed", "move_nodes needs 'moves'")
+        # Every node is looked up before any moves: an unknown one refuses the whole edit.
+        indexes = [_node_index(result, node_id) for node_id, _, _ in edit.moves]
+        for index, (_, x, y) in zip(indexes, edit.moves, strict=True):
+            _move(nodes, index, x, y)
+        return result, edit
+    if edit.kind == "set_operator":
+        node_id = _required_node(edit)
+        if edit.operator is None or edit.params is None:
+            raise EditRejected(
+                "edit.malformed", "set_operator needs 'operator' and 'params'", node=node_id
+            )
         index = _node_index(result, node_id)
-        node = nodes[index] = dict(nodes[index])
-        ui = node.get("ui")
-        node["ui"] = {**(ui if isinstance(ui, dict) else {}), "x": edit.x, "y": edit.y}
+        # Only the kind and its parameters: id, name, uids, parallelism and edges stay.
+        nodes[index] = {
+            **nodes[index],
+            "operator": edit.operator,
+            "params": copy.deepcopy(edit.params),
+        }
         return result, edit
     if edit.kind == "connect":
         if edit.edge is None:
@@ -318,6 +396,13 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
     return result, edit
 
 
+def _move(nodes: list[dict[str, Any]], index: int, x: float, y: float) -> None:
+    """Put the node at `index` at (x, y): a copy of it with a copy of its `ui`."""
+    node = nodes[index] = dict(nodes[index])
+    ui = node.get("ui")
+    node["ui"] = {**(ui if isinstance(ui, dict) else {}), "x": x, "y": y}
+
+
 def _required_node(edit: Edit) -> int:
     if edit.node_id is None:
         raise EditRejected("edit.malformed", f"{edit.kind} needs 'nodeId'")
@@ -347,6 +432,15 @@ def _touch(edit: Edit) -> _Touch:
     elif edit.kind == "move_node" and edit.node_id is not None:
         used.add(edit.node_id)
         fields.update({("node", str(edit.node_id), "ui.x"), ("node", str(edit.node_id), "ui.y")})
+    elif edit.kind == "move_nodes" and edit.moves is not None:
+        for node_id, _, _ in edit.moves:
+            used.add(node_id)
+            fields.update({("node", str(node_id), "ui.x"), ("node", str(node_id), "ui.y")})
+    elif edit.kind == "set_operator" and edit.node_id is not None:
+        used.add(edit.node_id)
+        fields.update(
+            {("node", str(edit.node_id), "operator"), ("node", str(edit.node_id), "params")}
+        )
     elif edit.kind == "connect" and edit.edge is not None:
         for end in ("source", "target"):
             if isinstance(edit.edge.get(end), int):

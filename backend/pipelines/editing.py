@@ -75,7 +75,7 @@ def _with_runnability(plan: dict[str, Any], document: dict[str, Any]) -> dict[st
 
 def _affects_runnability(edit: Edit) -> bool:
     """False for edits of what no check reads: positions, `ui` and `meta`."""
-    if edit.kind == "move_node":
+    if edit.kind in ("move_node", "move_nodes"):
         return False
     if edit.kind == "set_field" and edit.field is not None:
         if edit.element == "node":

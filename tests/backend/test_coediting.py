@@ -178,6 +178,44 @@ def test_an_edit_reaches_everyone_with_the_plan_delta(team: Team) -> None:
     run(scenario)
 
 
+def test_a_layout_of_every_node_is_one_revision(team: Team) -> None:
+    async def scenario() -> None:
+        alice, snapshot = await join(team, "editor")
+        moves = [
+            {"nodeId": node["id"], "x": 100 * position, "y": 40}
+            for position, node in enumerate(snapshot["document"]["nodes"])
+        ]
+        applied = await alice.edit("layout", 0, {"kind": "move_nodes", "moves": moves})
+        assert applied["revision"] == 1
+        assert applied["planDelta"] == {}  # positions change no plan
+        revision, document = await stored(team.pipeline.pk)
+        assert revision == 1
+        assert [(n["ui"]["x"], n["ui"]["y"]) for n in document["nodes"]] == [
+            (move["x"], move["y"]) for move in moves
+        ]
+        await alice.close()
+
+    run(scenario)
+
+
+def test_an_operator_kind_and_its_parameters_change_in_one_edit(team: Team) -> None:
+    async def scenario() -> None:
+        alice, snapshot = await join(team, "editor")
+        before = snapshot["document"]["nodes"][1]
+        change = {"kind": "set_operator", "nodeId": before["id"], "operator": "filter"}
+        applied = await alice.edit("op", 0, {**change, "params": {"predicate": "x > 1"}})
+        assert applied["revision"] == 1
+        _, document = await stored(team.pipeline.pk)
+        after = document["nodes"][1]
+        assert (after["operator"], after["params"]) == ("filter", {"predicate": "x > 1"})
+        assert {k: v for k, v in after.items() if k not in ("operator", "params")} == {
+            k: v for k, v in before.items() if k not in ("operator", "params")
+        }
+        await alice.close()
+
+    run(scenario)
+
+
 def test_a_stale_independent_edit_is_rebased(team: Team) -> None:
     async def scenario() -> None:
         alice, _ = await join(team, "editor")

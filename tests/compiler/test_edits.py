@@ -34,6 +34,7 @@ def document() -> dict[str, Any]:
 
 
 CASES = contract_cases("edits")
+LAYOUT_3 = {"nodeId": 3, "x": 200, "y": 40}
 
 
 def edit(data: dict[str, Any]) -> Edit:
@@ -61,6 +62,15 @@ def test_independent_edits_rebase() -> None:
         (7, edit({"kind": "add_node", "node": {"name": "Filter"}})),
     ]
     assert find_conflict(mine, theirs) is None
+
+
+def test_a_layout_rebases_over_edits_of_other_nodes_and_fields() -> None:
+    layout = edit({"kind": "move_nodes", "moves": [{"nodeId": 1, "x": 0, "y": 0}, LAYOUT_3]})
+    theirs = [
+        (4, edit({"kind": "move_node", "nodeId": 2, "x": 9, "y": 9})),
+        (5, edit({"kind": "set_operator", "nodeId": 3, "operator": "sink.collect", "params": {}})),
+    ]
+    assert find_conflict(layout, theirs) is None
 
 
 @pytest.mark.parametrize(
@@ -119,6 +129,32 @@ def test_independent_edits_rebase() -> None:
             {"kind": "connect", "edge": {"source": 1, "target": 3}},
             {"kind": "connect", "edge": {"source": 1, "target": 3}},
             "the edges 1 -> 3 were changed in revision 9",
+        ),
+        (
+            {"kind": "move_nodes", "moves": [{"nodeId": 1, "x": 0, "y": 0}, LAYOUT_3]},
+            {"kind": "move_node", "nodeId": 3, "x": 5, "y": 5},
+            "'ui.x' of node 3 was changed in revision 9",
+        ),
+        (
+            {"kind": "move_nodes", "moves": [LAYOUT_3]},
+            {"kind": "remove_node", "nodeId": 3},
+            "node 3 was removed in revision 9",
+        ),
+        (
+            {"kind": "set_operator", "nodeId": 2, "operator": "filter", "params": {}},
+            {"kind": "set_field", "element": "node", "nodeId": 2, "field": "params.fn", "value": 1},
+            "'params' of node 2 was changed in revision 9",
+        ),
+        (
+            {
+                "kind": "set_field",
+                "element": "node",
+                "nodeId": 2,
+                "field": "operator",
+                "value": "x",
+            },
+            {"kind": "set_operator", "nodeId": 2, "operator": "filter", "params": {}},
+            "'operator' of node 2 was changed in revision 9",
         ),
     ],
 )

@@ -73,6 +73,14 @@ describe("inverseEdits", () => {
     { kind: "set_field", element: "config", field: "defaultParallelism", value: 8 },
     { kind: "set_field", element: "document", field: "meta.description", value: null },
     { kind: "set_field", element: "document", field: "name", value: "renamed" },
+    {
+      kind: "move_nodes",
+      moves: [
+        { nodeId: 2, x: 1, y: 2 },
+        { nodeId: 1, x: 3, y: 4 },
+      ],
+    },
+    { kind: "set_operator", nodeId: 2, operator: "filter", params: { predicate: "x > 0" } },
   ])("restores a fixture after %j", (edit) => {
     // A fixture spells out every key, so the inverse is exact up to key order.
     const before = loadFixture("basic-operations");
@@ -102,6 +110,42 @@ describe("inverseEdits", () => {
       value: "NEVER",
     });
     expect(set.nodes[1]?.chainingStrategy).toBe("ALWAYS");
+  });
+
+  it("takes a layout back in one move, and unplaced nodes back off the grid", () => {
+    const before = applyEdit(editsDocument(), {
+      kind: "move_node",
+      nodeId: 1,
+      x: 10,
+      y: 20,
+    }).document;
+    const layout: Edit = {
+      kind: "move_nodes",
+      moves: [
+        { nodeId: 1, x: 100, y: 200 },
+        { nodeId: 2, x: 300, y: 200 },
+      ],
+    };
+    const { document: after, applied } = applyEdit(before, layout);
+    expect(inverseEdits(before, after, applied)).toEqual([
+      { kind: "move_nodes", moves: [{ nodeId: 1, x: 10, y: 20 }] },
+      { kind: "set_field", element: "node", nodeId: 2, field: "ui.x", value: null },
+      { kind: "set_field", element: "node", nodeId: 2, field: "ui.y", value: null },
+    ]);
+    const undone = undoes(before, layout);
+    expect(undone.nodes[0]?.ui).toEqual({ x: 10, y: 20 });
+    expect(undone.nodes[1]?.ui).toEqual({}); // as after undoing a move_node
+  });
+
+  it("gives a node back its kind and its parameters whole", () => {
+    const before = editsDocument();
+    const changed = undoes(before, {
+      kind: "set_operator",
+      nodeId: 2,
+      operator: "key_by",
+      params: {},
+    });
+    expect(changed.nodes[1]).toEqual(before.nodes[1]);
   });
 
   it("names an edge by its new key after its typeNumber changed", () => {
@@ -155,6 +199,26 @@ describe("renameNodes", () => {
     [
       { kind: "add_node", node: { id: 4, name: "a" } },
       { kind: "add_node", node: { id: 5, name: "a" } },
+    ],
+    [
+      {
+        kind: "move_nodes",
+        moves: [
+          { nodeId: 1, x: 0, y: 0 },
+          { nodeId: 4, x: 1, y: 1 },
+        ],
+      },
+      {
+        kind: "move_nodes",
+        moves: [
+          { nodeId: 1, x: 0, y: 0 },
+          { nodeId: 5, x: 1, y: 1 },
+        ],
+      },
+    ],
+    [
+      { kind: "set_operator", nodeId: 4, operator: "map", params: {} },
+      { kind: "set_operator", nodeId: 5, operator: "map", params: {} },
     ],
   ])("renames the node ids in %j", (edit, expected) => {
     expect(renameNodes(edit, renames)).toEqual(expected);

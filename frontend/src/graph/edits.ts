@@ -41,9 +41,11 @@ export const EDIT_KINDS = [
   "add_node",
   "remove_node",
   "move_node",
+  "move_nodes",
   "connect",
   "disconnect",
   "set_field",
+  "set_operator",
 ] as const;
 export type EditKind = (typeof EDIT_KINDS)[number];
 
@@ -84,6 +86,30 @@ export interface MoveNodeEdit {
   readonly y: number;
 }
 
+/** Where one node of a `move_nodes` edit goes. */
+export interface NodeMove {
+  readonly nodeId: number;
+  readonly x: number;
+  readonly y: number;
+}
+
+/** Many nodes moved as one edit (an auto-layout): one revision, one undo step. */
+export interface MoveNodesEdit {
+  readonly kind: "move_nodes";
+  readonly moves: readonly NodeMove[];
+}
+
+/**
+ * A node's operator kind changed with its parameters replaced whole (the catalog's
+ * defaults for the new kind, say); id, name, uids, parallelism and edges stay.
+ */
+export interface SetOperatorEdit {
+  readonly kind: "set_operator";
+  readonly nodeId: number;
+  readonly operator: string;
+  readonly params: JsonObject;
+}
+
 export interface ConnectEdit {
   readonly kind: "connect";
   readonly edge: EdgeInput;
@@ -122,7 +148,14 @@ export type SetFieldEdit = SetNodeFieldEdit | SetEdgeFieldEdit | SetConfigOrDocu
 
 /** An edit in its JSON form (`Edit.to_json` / `Edit.from_json`). */
 export type Edit =
-  AddNodeEdit | RemoveNodeEdit | MoveNodeEdit | ConnectEdit | DisconnectEdit | SetFieldEdit;
+  | AddNodeEdit
+  | RemoveNodeEdit
+  | MoveNodeEdit
+  | MoveNodesEdit
+  | ConnectEdit
+  | DisconnectEdit
+  | SetFieldEdit
+  | SetOperatorEdit;
 
 /** An edit as applied: an added node has its id and defaults, an added edge its defaults. */
 export type AppliedEdit =
@@ -130,8 +163,10 @@ export type AppliedEdit =
   | { readonly kind: "connect"; readonly edge: StreamEdge }
   | RemoveNodeEdit
   | MoveNodeEdit
+  | MoveNodesEdit
   | DisconnectEdit
-  | SetFieldEdit;
+  | SetFieldEdit
+  | SetOperatorEdit;
 
 export interface ApplyResult {
   readonly document: StreamGraphDocument;
@@ -217,6 +252,40 @@ interface EditParts {
   readonly value: JsonValue;
   readonly x: number | null;
   readonly y: number | null;
+  readonly operator: string | null;
+  readonly params: JsonObject | null;
+  readonly moves: readonly NodeMove[] | null;
+}
+
+const MOVES_SHAPE = "'moves' must be a list of {nodeId, x, y}, each node once";
+
+/** `_read_moves`: `moves` of a `move_nodes` edit, each node at most once. */
+function readMoves(raw: JsonValue | undefined): NodeMove[] | null {
+  if (raw === undefined) {
+    return null;
+  }
+  if (!Array.isArray(raw) || raw.length === 0) {
+    throw new EditRejected("edit.moves", MOVES_SHAPE);
+  }
+  const moves: NodeMove[] = [];
+  const seen = new Set<number>();
+  for (const move of raw as readonly JsonValue[]) {
+    if (!isJsonObject(move)) {
+      throw new EditRejected("edit.moves", MOVES_SHAPE);
+    }
+    const nodeId = getOwn(move, "nodeId");
+    const x = getOwn(move, "x");
+    const y = getOwn(move, "y");
+    if (!isInteger(nodeId) || seen.has(nodeId)) {
+      throw new EditRejected("edit.moves", MOVES_SHAPE);
+    }
+    if (typeof x !== "number" || typeof y !== "number") {
+      throw new EditRejected("edit.position", `the move of node ${nodeId} needs numbers x, y`);
+    }
+    seen.add(nodeId);
+    moves.push({ nodeId, x, y });
+  }
+  return moves;
 }
 
 function isEditKind(value: unknown): value is EditKind {
@@ -280,6 +349,15 @@ function readParts(data: unknown): EditParts {
   }
   const x = given(data, "x");
   const y = given(data, "y");
+  const operator = given(data, "operator");
+  if (operator !== undefined && typeof operator !== "string") {
+    throw new EditRejected("edit.operator", "'operator' must be a string");
+  }
+  const params = given(data, "params");
+  if (params !== undefined && !isJsonObject(params)) {
+    throw new EditRejected("edit.malformed", "'params' must be an object");
+  }
+  const moves = readMoves(given(data, "moves"));
   return {
     kind,
     node: (given(data, "node") as JsonObject | undefined) ?? null,
@@ -291,6 +369,9 @@ function readParts(data: unknown): EditParts {
     value: getOwn(data, "value") ?? null,
     x: typeof x === "number" ? x : null,
     y: typeof y === "number" ? y : null,
+    operator: operator ?? null,
+    params: params ?? null,
+    moves,
   };
 }
 
@@ -325,6 +406,17 @@ function toEdit(parts: EditParts): Edit {
         throw new EditRejected("edit.position", "move_node needs 'x' and 'y'", { node: nodeId });
       }
       return { kind: "move_node", nodeId, x: parts.x, y: parts.y };
+    }
+    case "move_nodes":
+      return { kind: "move_nodes", moves: required(parts.moves, "move_nodes", "moves") };
+    case "set_operator": {
+      const nodeId = required(parts.nodeId, "set_operator", "nodeId");
+      if (parts.operator === null || parts.params === null) {
+        throw new EditRejected("edit.malformed", "set_operator needs 'operator' and 'params'", {
+          node: nodeId,
+        });
+      }
+      return { kind: "set_operator", nodeId, operator: parts.operator, params: parts.params };
     }
     case "connect":
       return { kind: "connect", edge: required(parts.edge, "connect", "edge") as EdgeInput };
@@ -430,6 +522,14 @@ function setPath(target: MutableJsonObject, path: string, value: JsonValue, wher
   }
 }
 
+/** Put the node at `index` at (x, y): a copy of it with a copy of its `ui`. */
+function moveNode(nodes: StreamNode[], index: number, x: number, y: number): void {
+  const node: MutableJsonObject = { ...nodes[index] };
+  const ui = getOwn(node, "ui");
+  setOwn(node, "ui", { ...(isJsonObject(ui) ? ui : {}), x, y });
+  nodes[index] = node as StreamNode;
+}
+
 /** The JSON-form parts of an edit built in code, read back as `Edit.from_json` would. */
 function partsOf(edit: Edit): EditParts {
   return readParts(edit);
@@ -479,10 +579,23 @@ export function applyEdit(document: StreamGraphDocument, edit: Edit): ApplyResul
       return done(checked);
     }
     case "move_node": {
+      moveNode(nodes, nodeIndex(nodes, checked.nodeId), checked.x, checked.y);
+      return done(checked);
+    }
+    case "move_nodes": {
+      // Every node is looked up before any moves: an unknown one refuses the whole edit.
+      const indexes = checked.moves.map((move) => nodeIndex(nodes, move.nodeId));
+      checked.moves.forEach((move, i) => {
+        moveNode(nodes, indexes[i] ?? -1, move.x, move.y);
+      });
+      return done(checked);
+    }
+    case "set_operator": {
       const index = nodeIndex(nodes, checked.nodeId);
+      // Only the kind and its parameters: id, name, uids, parallelism and edges stay.
       const node: MutableJsonObject = { ...nodes[index] };
-      const ui = getOwn(node, "ui");
-      setOwn(node, "ui", { ...(isJsonObject(ui) ? ui : {}), x: checked.x, y: checked.y });
+      setOwn(node, "operator", checked.operator);
+      setOwn(node, "params", cloneJson(checked.params));
       nodes[index] = node as StreamNode;
       return done(checked);
     }
@@ -536,7 +649,7 @@ export function applyEdit(document: StreamGraphDocument, edit: Edit): ApplyResul
  * plan before it. `Edit.affects_plan`.
  */
 export function affectsPlan(edit: Edit): boolean {
-  if (edit.kind === "move_node") {
+  if (edit.kind === "move_node" || edit.kind === "move_nodes" || edit.kind === "set_operator") {
     return false;
   }
   if (edit.kind !== "set_field") {
@@ -613,6 +726,28 @@ function nodeById(document: StreamGraphDocument, nodeId: number): StreamNode {
 }
 
 /**
+ * Where a node was in `before`: the move back when it had both `ui.x` and `ui.y`, else
+ * the set_field edits that put each back as it was (removed when it had none).
+ */
+function positionBefore(
+  before: StreamGraphDocument,
+  nodeId: number,
+): { readonly move: NodeMove } | { readonly unset: Edit[] } {
+  const ui = getOwn(nodeById(before, nodeId), "ui");
+  const x = isJsonObject(ui) ? getOwn(ui, "x") : undefined;
+  const y = isJsonObject(ui) ? getOwn(ui, "y") : undefined;
+  if (isFiniteNumber(x) && isFiniteNumber(y)) {
+    return { move: { nodeId, x, y } };
+  }
+  return {
+    unset: [
+      { kind: "set_field", element: "node", nodeId, field: "ui.x", value: x ?? null },
+      { kind: "set_field", element: "node", nodeId, field: "ui.y", value: y ?? null },
+    ],
+  };
+}
+
+/**
  * The edits that undo `applied`, which turned `before` into `after`, in the order to
  * apply them. Exact except for order: a removed node and its edges come back at the
  * end of the node and edge lists (the edit operations only append).
@@ -637,26 +772,33 @@ export function inverseEdits(
       ];
     }
     case "move_node": {
-      const ui = getOwn(nodeById(before, applied.nodeId), "ui");
-      const x = isJsonObject(ui) ? getOwn(ui, "x") : undefined;
-      const y = isJsonObject(ui) ? getOwn(ui, "y") : undefined;
-      if (isFiniteNumber(x) && isFiniteNumber(y)) {
-        return [{ kind: "move_node", nodeId: applied.nodeId, x, y }];
+      const back = positionBefore(before, applied.nodeId);
+      return "move" in back ? [{ kind: "move_node", ...back.move }] : back.unset;
+    }
+    case "move_nodes": {
+      const moves: NodeMove[] = [];
+      const unset: Edit[] = [];
+      for (const move of applied.moves) {
+        const back = positionBefore(before, move.nodeId);
+        if ("move" in back) {
+          moves.push(back.move);
+        } else {
+          unset.push(...back.unset);
+        }
       }
+      return moves.length > 0 ? [{ kind: "move_nodes", moves }, ...unset] : unset;
+    }
+    case "set_operator": {
+      // A node without `operator` or `params` reads as "" and {}: restored as those.
+      const node = nodeById(before, applied.nodeId);
+      const operator = getOwn(node, "operator");
+      const params = getOwn(node, "params");
       return [
         {
-          kind: "set_field",
-          element: "node",
+          kind: "set_operator",
           nodeId: applied.nodeId,
-          field: "ui.x",
-          value: x ?? null,
-        },
-        {
-          kind: "set_field",
-          element: "node",
-          nodeId: applied.nodeId,
-          field: "ui.y",
-          value: y ?? null,
+          operator: typeof operator === "string" ? operator : "",
+          params: isJsonObject(params) ? params : {},
         },
       ];
     }
@@ -721,7 +863,12 @@ export function renameNodes(edit: Edit, renames: ReadonlyMap<number, number>): E
     }
     case "remove_node":
     case "move_node":
+    case "set_operator":
       return renames.has(edit.nodeId) ? { ...edit, nodeId: rename(edit.nodeId) } : edit;
+    case "move_nodes":
+      return edit.moves.some((move) => renames.has(move.nodeId))
+        ? { ...edit, moves: edit.moves.map((move) => ({ ...move, nodeId: rename(move.nodeId) })) }
+        : edit;
     case "connect": {
       const { source, target } = edit.edge;
       return renames.has(source) || renames.has(target)
