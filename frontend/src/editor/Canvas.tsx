@@ -31,7 +31,7 @@ import {
 import { typeNumberOf } from "../canvas/handles";
 import type { CanvasPosition } from "../graph/canvas";
 import { canvasNodeId, nodeIdOf } from "../graph/canvas";
-import type { MoveNodeEdit } from "../graph/edits";
+import type { NodeMove } from "../graph/edits";
 import { CanvasContext, useCanvasSources } from "./canvasContext";
 import type { FlowEdge, FlowNode } from "./canvasModel";
 import { ChainNode } from "./ChainNode";
@@ -159,20 +159,19 @@ export const Canvas = memo(function Canvas({
 
   const onNodeDragStop = useCallback(
     (_event: MouseEvent | TouchEvent, _node: FlowNode, dragged: FlowNode[]) => {
-      const moves: MoveNodeEdit[] = [];
+      const moves: NodeMove[] = [];
       for (const node of dragged) {
         const id = nodeIdOf(node.id);
         if (id !== null) {
           moves.push({
-            kind: "move_node",
             nodeId: id,
             x: Math.round(node.position.x),
             y: Math.round(node.position.y),
           });
         }
       }
-      if (moves.length > 0 && canEdit) {
-        session.document.getState().applyEdits(moves);
+      if (canEdit) {
+        session.document.getState().moveOperators(moves);
       }
       canvas.endDrag();
     },

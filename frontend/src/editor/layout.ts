@@ -9,7 +9,7 @@ import ElkConstructor, { type ELK } from "elkjs/lib/elk-api";
 import ElkWorker from "elkjs/lib/elk-worker.min.js?worker";
 
 import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
-import type { MoveNodeEdit } from "../graph/edits";
+import type { NodeMove } from "../graph/edits";
 import { documentEdges, type StreamGraphDocument } from "../graph/streamgraph";
 
 let elk: ELK | null = null;
@@ -19,8 +19,11 @@ function engine(): ELK {
   return elk;
 }
 
-/** Left-to-right layered layout of the document; the moves that apply it. */
-export async function layoutEdits(document: StreamGraphDocument): Promise<MoveNodeEdit[]> {
+/**
+ * Left-to-right layered layout of the document; the moves that apply it, which the
+ * document store sends as one edit (`moveOperators`): one revision, one undo step.
+ */
+export async function layoutMoves(document: StreamGraphDocument): Promise<NodeMove[]> {
   const nodes = document.nodes;
   const ids = new Set(nodes.map((node) => node.id));
   const graph = await engine().layout({
@@ -47,15 +50,15 @@ export async function layoutEdits(document: StreamGraphDocument): Promise<MoveNo
       })),
   });
   const byId = new Map(nodes.map((node) => [String(node.id), node]));
-  const edits: MoveNodeEdit[] = [];
+  const moves: NodeMove[] = [];
   for (const child of graph.children ?? []) {
     const x = Math.round((child.x ?? 0) + 40);
     const y = Math.round((child.y ?? 0) + 60);
     const node = byId.get(child.id);
     const ui = node?.ui;
     if (node !== undefined && (ui?.x !== x || ui.y !== y)) {
-      edits.push({ kind: "move_node", nodeId: node.id, x, y });
+      moves.push({ nodeId: node.id, x, y });
     }
   }
-  return edits;
+  return moves;
 }

@@ -5,7 +5,7 @@ import { FIT_VIEW } from "../canvas/flowSettings";
 import type { StoreApi } from "../store/hooks";
 import type { SelectionStore } from "../store/selection";
 import { allEdgeIds, copySelection, deleteEdits, pasteEdits, type Clipboard } from "./commands";
-import { layoutEdits } from "./layout";
+import { layoutMoves } from "./layout";
 import type { Notify } from "./notices";
 import type { EditorSession } from "./session";
 import type { ShortcutHandlers } from "./useShortcuts";
@@ -44,10 +44,7 @@ export function useEditorCommands(options: {
     }
     setLayingOut(true);
     try {
-      const moves = await layoutEdits(current);
-      if (moves.length > 0) {
-        store.getState().applyEdits(moves);
-      }
+      store.getState().moveOperators(await layoutMoves(current));
       window.requestAnimationFrame(() => {
         void flow.fitView(FIT);
       });

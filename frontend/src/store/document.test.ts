@@ -247,6 +247,89 @@ describe("edits from other clients", () => {
   });
 });
 
+describe("moving many operators", () => {
+  it("is one edit, one revision and one undo step, as an auto-layout must be", () => {
+    const placed = applyEdit(editsDocument(), {
+      kind: "move_node",
+      nodeId: 1,
+      x: 5,
+      y: 5,
+    }).document;
+    const { store, sent, confirm } = joined(placed);
+    const moves = [
+      { nodeId: 1, x: 40, y: 60 },
+      { nodeId: 2, x: 250, y: 60 },
+      { nodeId: 3, x: 460, y: 60 },
+    ];
+    const result = store.getState().moveOperators(moves);
+    expect(result.ok && result.opIds).toEqual(["op-1"]);
+    expect(sent).toEqual([{ edit: { kind: "move_nodes", moves }, baseRevision: 5, opId: "op-1" }]);
+    expect(store.getState().document?.nodes.map((item) => item.ui)).toEqual([
+      { x: 40, y: 60 },
+      { x: 250, y: 60 },
+      { x: 460, y: 60 },
+    ]);
+    confirm("op-1");
+    expect(store.getState().revision).toBe(6);
+    expect(store.getState().undoStack).toHaveLength(1);
+
+    store.getState().undo();
+    // Node 1 goes back where it was in one move; 2 and 3 had no position to go back to.
+    expect(sent.at(-1)?.edit).toEqual({
+      kind: "set_field",
+      element: "node",
+      nodeId: 3,
+      field: "ui.y",
+      value: null,
+    });
+    expect(sent.slice(1).map((item) => item.edit.kind)).toEqual([
+      "move_nodes",
+      "set_field",
+      "set_field",
+      "set_field",
+      "set_field",
+    ]);
+    expect(node(store.getState().document, 1)?.ui).toEqual({ x: 5, y: 5 });
+    expect(selectCanUndo(store.getState())).toBe(false);
+    expect(selectCanRedo(store.getState())).toBe(true);
+  });
+
+  it("sends nothing and records no step when nothing moves", () => {
+    const { store, sent } = joined();
+    expect(store.getState().moveOperators([]).ok).toBe(true);
+    expect(sent).toEqual([]);
+    expect(selectCanUndo(store.getState())).toBe(false);
+  });
+
+  it("keeps only the position of each move, whatever else it carries", () => {
+    const { store, sent } = joined();
+    const move = { kind: "move_node", nodeId: 2, x: 1, y: 2 } as const;
+    store.getState().moveOperators([move]);
+    expect(sent[0]?.edit).toEqual({ kind: "move_nodes", moves: [{ nodeId: 2, x: 1, y: 2 }] });
+  });
+});
+
+describe("setting an operator's kind", () => {
+  it("changes the kind and its parameters in one edit and one undo step", () => {
+    const { store, sent } = joined();
+    store.getState().setOperator(2, "filter", { predicate: "x > 0" });
+    expect(sent.map((item) => item.edit)).toEqual([
+      { kind: "set_operator", nodeId: 2, operator: "filter", params: { predicate: "x > 0" } },
+    ]);
+    expect(node(store.getState().document, 2)).toMatchObject({
+      operator: "filter",
+      params: { predicate: "x > 0" },
+      name: "Map",
+      parallelism: 2,
+    });
+    store.getState().undo();
+    expect(node(store.getState().document, 2)).toMatchObject({
+      operator: "map",
+      params: { fn: "x" },
+    });
+  });
+});
+
 describe("undo and redo", () => {
   it("undo several edits applied together as one step", () => {
     const { store, sent } = joined();

@@ -48,8 +48,9 @@ import {
   type EdgeKey,
   type Edit,
   type NodeInput,
+  type NodeMove,
 } from "../graph/edits";
-import { jsonEqual, type JsonValue } from "../graph/json";
+import { jsonEqual, type JsonObject, type JsonValue } from "../graph/json";
 import { applyPlanDelta, type LivePlan } from "../graph/liveplan";
 import {
   checkConfig,
@@ -136,6 +137,13 @@ export interface DocumentActions {
   addOperator(node: NodeInput): ActionResult;
   removeOperator(nodeId: number): ActionResult;
   moveOperator(nodeId: number, x: number, y: number): ActionResult;
+  /**
+   * Many operators moved as one edit (`move_nodes`: an auto-layout, a dragged
+   * selection): one revision on the server and one undo step. No moves, no edit.
+   */
+  moveOperators(moves: readonly NodeMove[]): ActionResult;
+  /** A node's operator kind, with its parameters replaced whole (`set_operator`). */
+  setOperator(nodeId: number, operator: string, params: JsonObject): ActionResult;
   connect(edge: EdgeInput): ActionResult;
   disconnect(edgeKey: EdgeKey): ActionResult;
   setNodeField(nodeId: number, field: string, value: JsonValue): ActionResult;
@@ -378,6 +386,15 @@ export function createDocumentStore(options: DocumentStoreOptions): StoreApi<Doc
       addOperator: (node) => commit([{ kind: "add_node", node }], "do"),
       removeOperator: (nodeId) => commit([{ kind: "remove_node", nodeId }], "do"),
       moveOperator: (nodeId, x, y) => commit([{ kind: "move_node", nodeId, x, y }], "do"),
+      moveOperators: (moves) =>
+        moves.length === 0
+          ? { ok: true, opIds: [], applied: [] }
+          : commit(
+              [{ kind: "move_nodes", moves: moves.map(({ nodeId, x, y }) => ({ nodeId, x, y })) }],
+              "do",
+            ),
+      setOperator: (nodeId, operator, params) =>
+        commit([{ kind: "set_operator", nodeId, operator, params }], "do"),
       connect: (edge) => commit([{ kind: "connect", edge }], "do"),
       disconnect: (edgeKey) => commit([{ kind: "disconnect", edgeKey }], "do"),
       setNodeField: (nodeId, field, value) =>
