@@ -120,6 +120,7 @@ class RunFields(WireMessage):
     model_config = ConfigDict(json_schema_serialization_defaults_required=False)
 
     status: RunStatus | None = None
+    canceledBy: UserRef | None = None
     error: str | None = None
     startedAt: IsoTime | None = None
     finishedAt: IsoTime | None = None
@@ -155,6 +156,10 @@ class RunSummaries(RootModel[list[RunSummary]]):
 
 class RunDetail(RunSummary):
     """A run as `GET /api/runs/<id>/` shows it, and the websocket's snapshot carries it."""
+
+    canceledBy: UserRef | None
+    """Who canceled it (the run is CANCELING or CANCELED, and `error` is null: a cancel is
+    not a failure); null when no user did."""
 
     sinks: list[SinkOutput]
     details: Annotated[dict[str, Any], ts_type("JsonObject")]

@@ -406,7 +406,8 @@ class Collector:
         self.changes |= changes
         self._save(
             status=RunStatus(result.outcome.value),
-            error=result.error or "",
+            # A cancel is not an error: only a failed run says what went wrong.
+            error=(result.error or "") if result.outcome is RunOutcome.FAILED else "",
             sinks=[sink.to_json() for sink in result.sinks],
             details={**result.details, "executor": settings.RUN_EXECUTOR},
             finished_at=timezone.now(),

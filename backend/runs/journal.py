@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.fields import DateTimeField
@@ -42,6 +43,7 @@ _DATETIME = DateTimeField()
 
 _SAVED_FIELDS = (
     "status",
+    "canceled_by",
     "error",
     "started_at",
     "finished_at",
@@ -62,8 +64,12 @@ def iso(value: datetime | None) -> str | None:
 
 def run_fields(run: Run) -> dict[str, Any]:
     """The run's own fields that journal entries carry when they change (`RunFields`)."""
+    canceler = run.canceled_by if run.canceled_by_id is not None else None
     return {
         "status": run.status,
+        "canceledBy": None
+        if canceler is None
+        else {"id": canceler.pk, "username": canceler.get_username()},
         "error": run.error or None,
         "startedAt": iso(run.started_at),
         "finishedAt": iso(run.finished_at),
@@ -115,13 +121,23 @@ def append(
     return run.seq
 
 
-def close(run: Run, status: RunStatus, *, error: str = "", abandon: bool = False) -> int:
+def close(
+    run: Run,
+    status: RunStatus,
+    *,
+    error: str = "",
+    abandon: bool = False,
+    canceled_by: User | None = None,
+) -> int:
     """End a run that no worker will end, in the transaction that locks it; the entry's number.
 
     Its subtasks end as its monitor says: with the run's outcome, or, when its worker was
     lost (`abandon`), failed with `error` if they were deployed and canceled if not.
+    `canceled_by`: the user who canceled it, whom the entry names.
     """
     before = run_fields(run)
+    if canceled_by is not None:
+        run.canceled_by = canceled_by
     events, body, monitor = _end(run, status, error=error, abandon=abandon)
     return append(
         run,

@@ -65,6 +65,14 @@ class Run(models.Model):
         blank=True,
         related_name="+",
     )
+    canceled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    """Who canceled the run (`run_cancel`); null unless a user did."""
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
     cluster = models.CharField(max_length=40, default="default")
     """The name of the cluster profile it runs on (`runtime.clusters`)."""

@@ -98,7 +98,7 @@ def run_detail(*, run_id: int) -> dict[str, Any] | None:
     the run is gone.
     """
     run = (
-        Run.objects.select_related("started_by", "version")
+        Run.objects.select_related("started_by", "canceled_by", "version")
         .defer("version__document")
         .filter(pk=run_id)
         .first()

@@ -133,8 +133,10 @@ def _enqueue(run_id: int, queue: str) -> None:
 
 def run_cancel(*, run: Run, actor: Actor) -> Run:
     """Cancel a run (editors): a queued run ends CANCELED now; a running one goes
-    CANCELING, its worker stops the Spark jobs and ends it CANCELED."""
-    require_role(user=actor, workspace=run.pipeline.workspace_id, minimum=Role.EDITOR)
+    CANCELING, its worker stops the Spark jobs and ends it CANCELED. Either way the run
+    records who canceled it."""
+    user = authenticated_user(actor)
+    require_role(user=user, workspace=run.pipeline.workspace_id, minimum=Role.EDITOR)
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
         # A run whose worker was lost has ended for everyone who reads it, reaped or not.
@@ -147,9 +149,10 @@ def run_cancel(*, run: Run, actor: Actor) -> Run:
         if status is RunStatus.CANCELING:
             return locked
         if status is RunStatus.QUEUED:
-            close(locked, RunStatus.CANCELED)
+            close(locked, RunStatus.CANCELED, canceled_by=user)
         else:
             before = run_fields(locked)
+            locked.canceled_by = user
             set_status(locked, RunStatus.CANCELING)
             append(locked, before=before)
             key = locked.key

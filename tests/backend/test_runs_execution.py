@@ -234,7 +234,8 @@ def test_cancel_reaches_the_executor_and_the_run_ends_canceled(queued: Run, team
         assert cancel.wait(10), "the cancel never came"
         for subtask in (0, 1):  # Spark kills the running tasks; the listener says so
             publisher.send(1, subtask, S.CANCELED, source="listener")
-        return RunResult(RunOutcome.CANCELED)
+        # What the executors answer: the text is no error of the run's.
+        return RunResult(RunOutcome.CANCELED, error="the run was canceled")
 
     def cancel_when_running() -> None:
         try:
@@ -252,6 +253,9 @@ def test_cancel_reaches_the_executor_and_the_run_ends_canceled(queued: Run, team
     canceller.join()
     run, detail = stored(queued)
     assert run.status == "CANCELED" and run.error == ""
+    assert detail["error"] is None
+    assert detail["canceledBy"] == {"id": team.editor.pk, "username": team.editor.username}
+    assert all(s["error"] is None for s in detail["subtasks"])
     assert {s["state"] for s in detail["subtasks"][1:]} == {"CANCELED"}
     assert detail["subtasks"][0]["state"] == "FINISHED"
     statuses = [

@@ -16,7 +16,9 @@ from config.errors import (
     NotFound,
     PermissionDenied,
 )
+from config.messages import UserRef
 from runs import services
+from runs.events import RunDetail
 from runs.journal import append, run_fields, run_monitor, set_status
 from runs.models import JournalImmutable, Run, RunEvent, RunStatus
 from runs.selectors import run_detail
@@ -272,6 +274,10 @@ def test_cancelling_a_queued_run_ends_it_and_its_subtasks(
     assert detail is not None and detail["seq"] == 1
     assert {s["state"] for s in detail["subtasks"]} == {"CANCELED"}
     assert {v["status"] for v in detail["vertices"]} == {"CANCELED"}
+    editor = {"id": team.editor.pk, "username": team.editor.username}
+    assert entry.changes["run"]["canceledBy"] == editor
+    assert (detail["canceledBy"], detail["error"]) == (editor, None)
+    assert RunDetail(**detail).canceledBy == UserRef(**editor)
 
 
 def test_cancelling_a_running_run_tells_its_worker(
@@ -282,8 +288,9 @@ def test_cancelling_a_running_run_tells_its_worker(
         cancelled = run_cancel(run=run, actor=team.owner)
     assert cancelled.status == "CANCELING"
     assert cancels == [run.key]
+    owner = {"id": team.owner.pk, "username": team.owner.username}
     assert RunEvent.objects.get(run=run).changes == {
-        "run": {"status": "CANCELING"},
+        "run": {"status": "CANCELING", "canceledBy": owner},
         "vertices": [],
         "subtasks": [],
     }

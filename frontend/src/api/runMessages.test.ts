@@ -85,6 +85,26 @@ describe("run monitor messages", () => {
     });
   });
 
+  it("reads who canceled a run, in an update and in a detail", () => {
+    const message = parsed(
+      '{"type":"run_update","seq":5,"run":{"status":"CANCELING",' +
+        '"canceledBy":{"id":2,"username":"eddie"}},"vertices":[],"subtasks":[]}',
+    );
+    expect(message.type === "run_update" && message.run).toEqual({
+      status: "CANCELING",
+      canceledBy: { id: 2, username: "eddie" },
+    });
+    const canceled = {
+      ...(JSON.parse(RUN) as Record<string, unknown>),
+      status: "CANCELED",
+      canceledBy: { id: 3, username: "ada" },
+    };
+    expect(readRunDetail(canceled).canceledBy).toEqual({ id: 3, username: "ada" });
+    // A server that does not send it yet: nobody known.
+    expect(readRunDetail(JSON.parse(RUN)).canceledBy).toBeNull();
+    expect(() => readRunDetail({ ...canceled, canceledBy: "ada" })).toThrow("run.canceledBy");
+  });
+
   it("reads whole changed vertices and subtasks in an update", () => {
     const message = parsed(
       `{"type":"run_update","seq":4,"run":{},"vertices":[${VERTEX}],"subtasks":[${SUBTASK}]}`,

@@ -206,6 +206,9 @@ function readRunFields(value: Value, path: string): RunFields {
       case "status":
         fields.status = status(item, at);
         break;
+      case "canceledBy":
+        fields.canceledBy = nullable(readUser)(item, at);
+        break;
       case "sinks":
         fields.sinks = items(item, at, readSink);
         break;
@@ -237,6 +240,8 @@ export function readRunDetail(value: Value, path = "run"): RunDetail {
     heartbeatAt: nullableString(field(raw, "heartbeatAt"), at("heartbeatAt")),
     worker: nullableString(field(raw, "worker"), at("worker")),
     error: nullableString(field(raw, "error"), at("error")),
+    // Absent from servers before it was sent: nobody known.
+    canceledBy: nullable(readUser)(field(raw, "canceledBy") ?? null, at("canceledBy")),
     sinks: items(field(raw, "sinks"), at("sinks"), readSink),
     details: readDetails(field(raw, "details"), at("details")),
     seq: count(field(raw, "seq"), at("seq")),

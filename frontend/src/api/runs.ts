@@ -48,6 +48,7 @@ type ChangingRunField = keyof Wire.RunFields;
  * one it gains and this lacks does not compile); a field left out is unchanged. */
 const CHANGING: Readonly<Record<ChangingRunField, true>> = {
   status: true,
+  canceledBy: true,
   error: true,
   startedAt: true,
   finishedAt: true,

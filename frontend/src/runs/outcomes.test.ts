@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { SinkOutput } from "../api/runs";
 import { attempt, MAP_VERTEX, subtask, vertex } from "../test-support/runs";
-import { failedAttempts, sinksByNode } from "./outcomes";
+import { failedAttempts, runEnding, runError, sinksByNode } from "./outcomes";
 
 function sink(node: number, subtaskIndex: number): SinkOutput {
   return {
@@ -44,5 +44,44 @@ describe("what a run produced", () => {
       [0, 0, true, "Map (node 2): boom"],
     ]);
     expect(list[0]?.vertexName).toBe("Map");
+  });
+});
+
+describe("how a run ended", () => {
+  const eddie = { id: 2, username: "eddie" };
+
+  it("says a canceled run was canceled and by whom, neutrally, with no run error", () => {
+    const canceled = { status: "CANCELED", error: null, canceledBy: eddie } as const;
+    expect(runEnding(canceled)).toEqual({
+      tone: "neutral",
+      title: "The run was canceled",
+      detail: "by eddie",
+    });
+    expect(runError(canceled)).toBeNull();
+    // Servers before this stored a text as a canceled run's error: still no exception.
+    expect(runError({ ...canceled, error: "the run was canceled" })).toBeNull();
+    expect(runEnding({ ...canceled, error: "the run was canceled" })?.tone).toBe("neutral");
+    expect(runEnding({ ...canceled, canceledBy: null })?.detail).toBeNull();
+    expect(runEnding({ ...canceled, status: "CANCELING" })).toEqual({
+      tone: "neutral",
+      title: "The run is being canceled",
+      detail: "by eddie",
+    });
+  });
+
+  it("says a failed run failed, with its error", () => {
+    const failed = { status: "FAILED", error: "Map (node 2): boom", canceledBy: null } as const;
+    expect(runEnding(failed)).toEqual({
+      tone: "failed",
+      title: "The run failed",
+      detail: "Map (node 2): boom",
+    });
+    expect(runError(failed)).toBe("Map (node 2): boom");
+  });
+
+  it("says nothing while the run goes on or when it finished", () => {
+    for (const status of ["QUEUED", "RUNNING", "FINISHED"] as const) {
+      expect(runEnding({ status, error: null, canceledBy: null })).toBeNull();
+    }
   });
 });

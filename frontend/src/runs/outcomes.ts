@@ -1,10 +1,44 @@
 /**
- * What a run produced and where it went wrong: sink outputs by sink node, and
- * every failed attempt of every subtask, newest first, as the exceptions list
- * shows them.
+ * What a run produced and where it went wrong: how it ended, sink outputs by sink
+ * node, and every failed attempt of every subtask, newest first, as the exceptions
+ * list shows them. A canceled run did not go wrong: it ends neutral, saying who
+ * canceled it, with no run error.
  */
 
-import type { RunVertex, SinkOutput, Subtask } from "../api/runs";
+import type { RunInfo, RunVertex, SinkOutput, Subtask } from "../api/runs";
+
+/** How a run ended (or is ending), for the banner above it; null while it goes on. */
+export interface RunEnding {
+  readonly tone: "failed" | "neutral";
+  /** "The run failed", "The run was canceled", ... */
+  readonly title: string;
+  /** The error, or who canceled it; null when there is nothing to add. */
+  readonly detail: string | null;
+}
+
+type EndingFacts = Pick<RunInfo, "status" | "error" | "canceledBy">;
+
+export function runEnding(run: EndingFacts): RunEnding | null {
+  const by = run.canceledBy === null ? null : `by ${run.canceledBy.username}`;
+  switch (run.status) {
+    case "FAILED":
+      return { tone: "failed", title: "The run failed", detail: run.error };
+    case "CANCELING":
+      return { tone: "neutral", title: "The run is being canceled", detail: by };
+    case "CANCELED":
+      return { tone: "neutral", title: "The run was canceled", detail: by };
+    default:
+      return null;
+  }
+}
+
+/**
+ * The run's own error, for the exceptions list: only a failed run has one (a canceled
+ * run's text, from servers that stored one, is not an exception).
+ */
+export function runError(run: Pick<RunInfo, "status" | "error">): string | null {
+  return run.status === "FAILED" ? run.error : null;
+}
 
 /** A run's sink outputs grouped by sink node (in order of first appearance), subtasks in order. */
 export function sinksByNode(sinks: readonly SinkOutput[]): Map<number, SinkOutput[]> {

@@ -45,7 +45,9 @@ describe("states", () => {
     expect(statusTone("DEPLOYING")).toBe("running");
     expect(statusTone("FINISHED")).toBe("done");
     expect(statusTone("FAILED")).toBe("failed");
-    expect(statusTone("CANCELING")).toBe("stopped");
+    expect(statusTone("CANCELING")).toBe("stopping");
+    // A canceled run or subtask is neutral, not a failure.
+    expect(statusTone("CANCELED")).toBe("neutral");
   });
 
   it("counts a subtask's retries", () => {

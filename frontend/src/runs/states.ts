@@ -71,10 +71,13 @@ export function countStates(subtasks: readonly Subtask[]): Record<ExecutionState
   return counts;
 }
 
-/** A run status's tone: the colour family its badge takes. */
+/**
+ * A run status's tone: the colour family its badge takes. Canceled is neutral: someone
+ * stopped the run (or Flink stopped a subtask because of it), nothing went wrong.
+ */
 export function statusTone(
   status: RunStatus | ExecutionState,
-): "waiting" | "running" | "done" | "failed" | "stopped" {
+): "waiting" | "running" | "done" | "failed" | "stopping" | "neutral" {
   switch (status) {
     case "RUNNING":
     case "INITIALIZING":
@@ -85,8 +88,9 @@ export function statusTone(
     case "FAILED":
       return "failed";
     case "CANCELING":
+      return "stopping";
     case "CANCELED":
-      return "stopped";
+      return "neutral";
     default:
       return "waiting";
   }

@@ -94,6 +94,7 @@ export function runDetail(overrides: Partial<RunDetail> = {}): RunDetail {
     heartbeatAt: null,
     worker: null,
     error: null,
+    canceledBy: null,
     sinks: [],
     details: {},
     seq: 0,

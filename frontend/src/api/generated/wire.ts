@@ -471,6 +471,11 @@ export interface RunDetail {
    */
   readonly worker: string | null;
   readonly error: string | null;
+  /**
+   * Who canceled it (the run is CANCELING or CANCELED, and `error` is null: a cancel is
+   * not a failure); null when no user did.
+   */
+  readonly canceledBy: UserRef | null;
   readonly sinks: readonly SinkOutput[];
   /**
    * Facts from the executor (`applicationId`, `executor`, ...).
@@ -636,6 +641,7 @@ export interface RunUpdate {
  */
 export interface RunFields {
   readonly status?: RunStatus | null;
+  readonly canceledBy?: UserRef | null;
   readonly error?: string | null;
   readonly startedAt?: string | null;
   readonly finishedAt?: string | null;
