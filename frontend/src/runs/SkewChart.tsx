@@ -8,6 +8,7 @@ import {
   bars,
   heatOf,
   niceScale,
+  noVerdictText,
   skewVerdict,
   subtaskLoads,
   type LoadSummary,
@@ -113,7 +114,7 @@ function SkewSummary(props: { readonly summary: LoadSummary; readonly keyed: boo
   const { summary, keyed } = props;
   const verdict = skewVerdict(summary);
   if (verdict === "none") {
-    return <p className="skew__summary muted">No records yet.</p>;
+    return <p className="skew__summary muted">{noVerdictText(summary)}</p>;
   }
   const busiest = summary.loads.find((load) => load.subtask === summary.busiest);
   const share = summary.total === 0 ? 0 : summary.max / summary.total;

@@ -2,12 +2,22 @@ import { describe, expect, it } from "vitest";
 
 import { keyGroupsOf, subtask } from "../test-support/runs";
 import { barShapes, labelEvery, yOf, type Frame } from "./chart";
-import { bars, heatOf, keyGroupCount, niceScale, skewVerdict, subtaskLoads } from "./skew";
+import {
+  bars,
+  heatOf,
+  keyGroupCount,
+  niceScale,
+  noVerdictText,
+  skewVerdict,
+  subtaskLoads,
+} from "./skew";
 
+/** Finished subtasks with these records in (and twice as many out). */
 function subtasksWith(records: readonly number[], maxParallelism = 128) {
   return records.map((n, index) =>
     subtask({
       subtask: index,
+      state: "FINISHED",
       recordsIn: n,
       recordsOut: n * 2,
       keyGroups: keyGroupsOf(index, records.length, maxParallelism),
@@ -56,7 +66,59 @@ describe("records per subtask against the prediction", () => {
     });
     expect(summary.loads.map((load) => load.records)).toEqual([2, 6]);
     expect(summary.loads.map((load) => load.expectedShare)).toEqual([0.5, 0.5]);
-    expect(skewVerdict(summary)).toBe("mild");
+    expect(summary.worstRatio).toBe(1.5);
+  });
+
+  it("judges no skew on an input that is not keyed", () => {
+    // Uneven, but a REBALANCE or FORWARD split is the partitioner's, not the keys'.
+    const summary = subtaskLoads(subtasksWith([1, 30]), {
+      metric: "in",
+      reference: "even",
+      maxParallelism: 128,
+    });
+    expect(summary.keyed).toBe(false);
+    expect(skewVerdict(summary)).toBe("none");
+    expect(noVerdictText(summary)).toBe(
+      "Skew is judged on keyed inputs only: this input is not keyed.",
+    );
+  });
+
+  it("judges no skew in a canceled run, whose subtasks never finished", () => {
+    const canceled = subtasksWith([5, 90, 0]).map((s) => ({ ...s, state: "CANCELED" as const }));
+    const summary = subtaskLoads(canceled, {
+      metric: "in",
+      reference: "key-groups",
+      maxParallelism: 128,
+    });
+    expect(summary.settledCount).toBe(0);
+    expect(summary.loads.map((load) => load.expected)).toEqual([null, null, null]);
+    expect(skewVerdict(summary)).toBe("none");
+    expect(noVerdictText(summary)).toBe("Skew is judged once subtasks finish; none has finished.");
+  });
+
+  it("leaves subtasks that never ran or did not finish out of the judgement", () => {
+    const subtasks = subtasksWith([40, 40, 0, 7]).map((s, index) =>
+      index < 2 ? s : { ...s, state: index === 2 ? ("CANCELED" as const) : ("FAILED" as const) },
+    );
+    const summary = subtaskLoads(subtasks, {
+      metric: "in",
+      reference: "key-groups",
+      maxParallelism: 128,
+    });
+    expect(summary.settledCount).toBe(2);
+    expect(summary.partial).toBe(true);
+    expect(summary.worstRatio).toBe(1);
+    expect(skewVerdict(summary)).toBe("even");
+  });
+
+  it("waits for a subtask to finish before judging a running vertex", () => {
+    const running = subtasksWith([10, 70]).map((s) => ({ ...s, state: "RUNNING" as const }));
+    const summary = subtaskLoads(running, {
+      metric: "in",
+      reference: "key-groups",
+      maxParallelism: 128,
+    });
+    expect(skewVerdict(summary)).toBe("none");
   });
 
   it("judges only finished subtasks while others still count", () => {
@@ -66,7 +128,7 @@ describe("records per subtask against the prediction", () => {
     }));
     const summary = subtaskLoads(subtasks, {
       metric: "in",
-      reference: "even",
+      reference: "key-groups",
       maxParallelism: 128,
     });
     expect(summary.partial).toBe(true);
@@ -88,6 +150,7 @@ describe("records per subtask against the prediction", () => {
     });
     expect(summary.imbalance).toBe(null);
     expect(skewVerdict(summary)).toBe("none");
+    expect(noVerdictText(summary)).toBe("No records in the finished subtasks.");
     expect(subtaskLoads([], { metric: "in", reference: "even", maxParallelism: 128 }).busiest).toBe(
       null,
     );

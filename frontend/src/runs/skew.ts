@@ -7,6 +7,11 @@
  * records. Behind any other edge the fair share is an even split. The chart
  * draws one bar per subtask (or per group of neighbouring subtasks when there
  * are more than fit) with that prediction as a reference mark.
+ *
+ * Skew is judged only where it means something: on a keyed input, and on the
+ * subtasks that finished. A subtask still running has not its final count, and one
+ * that was canceled or never ran has none; an input that is not keyed has no key
+ * groups for records to pile up in (its split is the partitioner's, not the data's).
  */
 
 import type { Subtask } from "../api/runs";
@@ -23,7 +28,7 @@ export interface SubtaskLoad {
   readonly keyGroups: number;
   /** Its predicted share of the vertex's records, 0..1. */
   readonly expectedShare: number;
-  /** False while its count still grows and others have finished: it is not judged yet. */
+  /** True once it finished: only finished subtasks' counts are final and judged. */
   readonly settled: boolean;
   /** Its records if the settled subtasks' total were split by prediction; null if not settled. */
   readonly expected: number | null;
@@ -33,9 +38,11 @@ export interface SubtaskLoad {
 
 export interface LoadSummary {
   readonly loads: readonly SubtaskLoad[];
+  /** The input is keyed (predicted by key groups): only then is skew judged. */
+  readonly keyed: boolean;
   /** Records of every subtask. */
   readonly total: number;
-  /** True when only the finished subtasks are judged (the others still run). */
+  /** True when some subtasks are not judged (they have not finished). */
   readonly partial: boolean;
   /** How many subtasks are judged. */
   readonly settledCount: number;
@@ -55,15 +62,12 @@ export function keyGroupCount(range: readonly [number, number]): number {
 }
 
 /**
- * Which subtasks' counts are compared with the prediction: a running subtask's
- * count is still growing, so while some have finished and others have not,
- * only the finished ones are; otherwise all are (a live picture before any
- * finished, the final one after).
+ * Whether a subtask's count is compared with the prediction: only once it finished.
+ * A running subtask's count still grows; a canceled or failed one, or one that never
+ * ran, stopped short of what it would have received.
  */
-export function settledSubtasks(subtasks: readonly Subtask[]): (subtask: Subtask) => boolean {
-  const finished = subtasks.filter((s) => s.state === "FINISHED").length;
-  const partial = finished > 0 && finished < subtasks.length;
-  return partial ? (subtask) => subtask.state === "FINISHED" : () => true;
+export function isSettled(subtask: Pick<Subtask, "state">): boolean {
+  return subtask.state === "FINISHED";
 }
 
 /** Each subtask's records (in or out) with its predicted share. */
@@ -75,7 +79,6 @@ export function subtaskLoads(
     readonly maxParallelism: number;
   },
 ): LoadSummary {
-  const isSettled = settledSubtasks(subtasks);
   const groupTotal =
     options.maxParallelism > 0
       ? options.maxParallelism
@@ -115,6 +118,7 @@ export function subtaskLoads(
   const ratios = loads.map((load) => load.ratio).filter((r): r is number => r !== null);
   return {
     loads,
+    keyed: options.reference === "key-groups",
     total: base.reduce((sum, load) => sum + load.records, 0),
     partial: settled.length < loads.length,
     settledCount: settled.length,
@@ -139,9 +143,25 @@ export function heatOf(ratio: number | null): Heat {
   return ratio < 2 ? "mild" : "skewed";
 }
 
-/** How skewed a vertex is: the heat of its worst subtask. */
+/**
+ * How skewed a vertex is: the heat of its worst finished subtask; "none" for an input
+ * that is not keyed and before any subtask finished with records.
+ */
 export function skewVerdict(summary: LoadSummary): Heat {
-  return heatOf(summary.worstRatio);
+  return summary.keyed ? heatOf(summary.worstRatio) : "none";
+}
+
+/** Why a vertex has no skew verdict, in words (for a summary whose verdict is "none"). */
+export function noVerdictText(summary: LoadSummary): string {
+  if (!summary.keyed) {
+    return "Skew is judged on keyed inputs only: this input is not keyed.";
+  }
+  if (summary.settledCount === 0) {
+    return summary.total === 0
+      ? "No records yet."
+      : "Skew is judged once subtasks finish; none has finished.";
+  }
+  return "No records in the finished subtasks.";
 }
 
 /** Neighbouring subtasks drawn as one bar when there are more than fit. */
