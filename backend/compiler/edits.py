@@ -491,8 +491,9 @@ def find_conflict(edit: Edit, applied_since: list[tuple[int, Edit]]) -> str | No
         ):
             source, target = min(mine_pairs & _edge_pairs(other))
             return f"the edges {source} -> {target} were changed in revision {revision}"
-        for element, key, field in mine.fields:
-            for other_element, other_key, other_field in theirs.fields:
+        # Sorted: which of several overlapping fields is named must not depend on hashing.
+        for element, key, field in sorted(mine.fields):
+            for other_element, other_key, other_field in sorted(theirs.fields):
                 if element == other_element and key == other_key and _overlaps(field, other_field):
                     where = f"{element} {key}".strip()
                     return f"'{field}' of {where} was changed in revision {revision}"
