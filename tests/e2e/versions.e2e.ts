@@ -38,10 +38,12 @@ const DOCUMENT = {
     { id: 3, name: "Total", operator: "reduce", params: { fn: "a + b" }, ui: { x: 520, y: 120 } },
     { id: 4, name: "Sink: Out", operator: "sink.print", ui: { x: 760, y: 120 } },
   ],
+  // As a DataStream program connects them: no partitioner chosen but the keyBy, so
+  // Flink picks FORWARD or REBALANCE from the parallelism on each side.
   edges: [
-    { source: 1, target: 2, partitioner: "FORWARD" },
+    { source: 1, target: 2, partitioner: null },
     { source: 2, target: 3, partitioner: "HASH", key: { fn: "x % 7" } },
-    { source: 3, target: 4, partitioner: "FORWARD" },
+    { source: 3, target: 4, partitioner: null },
   ],
 };
 
