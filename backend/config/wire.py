@@ -43,6 +43,7 @@ _ROOTS: Mapping[str, Any] = {
     "CommentEntry": review_events.CommentEntry,
     "CommentSummary": review_events.CommentSummary,
     "VersionReview": review_events.VersionReview,
+    "ReviewStates": review_events.ReviewStates,
     "ReviewPolicy": review_events.ReviewPolicy,
     "Inbox": review_events.Inbox,
     "WaitingReviewPage": review_events.WaitingReviewPage,

@@ -247,6 +247,17 @@ def _version(request: Request, pipeline_id: int, number: int) -> tuple[Pipeline,
     return pipeline, version_get(pipeline=pipeline, number=number)
 
 
+class ReviewStatesApi(APIView):
+    @extend_schema(
+        operation_id="reviews_states",
+        tags=["reviews"],
+        responses={200: events.ReviewStates, **error_responses(404)},
+        summary="Every version's review state, oldest first",
+    )
+    def get(self, request: Request, pipeline_id: int) -> Response:
+        return _body(selectors.review_states(pipeline=_pipeline(request, pipeline_id)))
+
+
 class VersionReviewApi(APIView):
     @extend_schema(
         operation_id="reviews_retrieve",

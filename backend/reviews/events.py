@@ -232,6 +232,24 @@ class VersionReview(WireMessage):
     stateCheck: StateCheck
 
 
+class VersionState(WireMessage):
+    """One version's review state, as `VersionReview` has it."""
+
+    version: int
+    state: ReviewState
+    approvals: int
+    """Approvals that count."""
+
+
+class ReviewStates(WireMessage):
+    """Every version's review state (`GET /api/pipelines/<id>/reviews/`), oldest first."""
+
+    pipeline: int
+    requiredApprovals: int
+    """The workspace's policy now."""
+    versions: list[VersionState]
+
+
 # The current user's inbox -----------------------------------------------------------------
 
 

@@ -487,6 +487,22 @@ def version_review(*, pipeline: Pipeline, version: PipelineVersion) -> events.Ve
     )
 
 
+def review_states(*, pipeline: Pipeline) -> events.ReviewStates:
+    """Every version's review state, oldest first, from a handful of queries."""
+    tallies = review_tallies(pipeline=pipeline)
+    policy = review_policy(workspace_id=pipeline.workspace_id)
+    return events.ReviewStates(
+        pipeline=pipeline.pk,
+        requiredApprovals=policy.required_approvals,
+        versions=[
+            events.VersionState(
+                version=number, state=review_state(tally.state), approvals=tally.approvals
+            )
+            for number, tally in sorted(tallies.items())
+        ],
+    )
+
+
 def version_run_refusal(*, version: PipelineVersion) -> str | None:
     """Why the workspace's review policy refuses to run `version`; None if it does not."""
     workspace_id = version.pipeline.workspace_id

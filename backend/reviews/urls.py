@@ -18,6 +18,9 @@ urlpatterns = [
     path(_THREAD + "resolve/", apis.ThreadResolveApi.as_view(), name="comment-resolve"),
     path(_THREAD + "reopen/", apis.ThreadReopenApi.as_view(), name="comment-reopen"),
     path(_THREAD + "<id:comment_id>/", apis.CommentDetailApi.as_view(), name="comment-detail"),
+    path(
+        "pipelines/<id:pipeline_id>/reviews/", apis.ReviewStatesApi.as_view(), name="review-states"
+    ),
     path(_REVIEWS, apis.VersionReviewApi.as_view(), name="version-reviews"),
     path(
         _REVIEWS + "<id:request_id>/verdicts/",

@@ -223,6 +223,7 @@ ENDPOINTS = [
     ),
     Endpoint("comment resolve", "post", lambda t: _thread(t) + "resolve/", "editor", 200),
     Endpoint("comment reopen", "post", lambda t: _thread(t) + "reopen/", "editor", 200),
+    Endpoint("review states", "get", lambda t: _p(t) + "reviews/", "viewer", 200),
     Endpoint("review read", "get", lambda t: _p(t) + "versions/1/reviews/", "viewer", 200),
     Endpoint(
         "review request",

@@ -248,6 +248,29 @@ def test_a_demoted_or_removed_reviewers_approval_stops_counting_at_once(team: Te
     assert review["requests"][0]["reviewers"][1]["role"] is None
 
 
+def test_every_versions_state_is_listed_at_once(team: Team) -> None:
+    set_policy(team, requiredApprovals=1)
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+    verdict(team.client("owner"), team, request_id)
+    save_version(team, make_document(parallelism=3))
+    request_review(team, ["olivia"], number=2)
+    save_version(team, make_document(parallelism=4))
+    save_version(team, make_document(parallelism=5))
+
+    listed = team.client("viewer").get(f"/api/pipelines/{team.pipeline.pk}/reviews/").json()
+
+    assert listed["pipeline"] == team.pipeline.pk
+    assert listed["requiredApprovals"] == 1
+    assert listed["versions"] == [
+        {"version": 1, "state": "approved", "approvals": 1},
+        {"version": 2, "state": "superseded", "approvals": 0},
+        {"version": 3, "state": "draft", "approvals": 0},
+        {"version": 4, "state": "draft", "approvals": 0},
+    ]
+    for number in range(1, 5):
+        assert state(team, number) == listed["versions"][number - 1]["state"]
+
+
 def test_a_newer_version_supersedes_an_open_review_and_refuses_verdicts(team: Team) -> None:
     request_id = request_review(team, ["olivia"])["requests"][0]["id"]
     save_version(team, make_document(parallelism=3))

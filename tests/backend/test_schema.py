@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from accounts.serializers import UserRefSerializer
 from activity.events import ActivityPage
 from config.messages import UserRef
-from reviews.events import CommentThread, CommentThreadPage, VersionReview
+from reviews.events import CommentThread, CommentThreadPage, ReviewStates, VersionReview
 from runs.events import RunDetail
 from runs.models import RunStatus
 from runtime.events import ExecutionState
@@ -48,6 +48,7 @@ PATHS = {
     "/api/pipelines/{pipeline_id}/comments/{thread_id}/resolve/",
     "/api/pipelines/{pipeline_id}/comments/{thread_id}/reopen/",
     "/api/pipelines/{pipeline_id}/comments/{thread_id}/{comment_id}/",
+    "/api/pipelines/{pipeline_id}/reviews/",
     "/api/pipelines/{pipeline_id}/versions/{number}/reviews/",
     "/api/pipelines/{pipeline_id}/versions/{number}/reviews/{request_id}/verdicts/",
     "/api/pipelines/{pipeline_id}/activity/",
@@ -93,7 +94,7 @@ def test_schema_takes_shared_shapes_from_the_wire_models() -> None:
 def test_review_bodies_come_from_the_wire_models() -> None:
     components = APIClient().get("/api/schema/?format=json").json()["components"]["schemas"]
 
-    for model in (CommentThread, CommentThreadPage, VersionReview, ActivityPage):
+    for model in (CommentThread, CommentThreadPage, VersionReview, ReviewStates, ActivityPage):
         assert set(components[model.__name__]["properties"]) == set(model.model_fields)
     items = components["ActivityPage"]["properties"]["items"]["items"]
     assert items["discriminator"]["propertyName"] == "kind"

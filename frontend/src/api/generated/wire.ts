@@ -23,6 +23,7 @@ export type WireShape =
   | CommentEntry
   | CommentSummary
   | VersionReview
+  | ReviewStates
   | ReviewPolicy
   | Inbox
   | WaitingReviewPage
@@ -813,6 +814,28 @@ export interface StateRiskReason {
   readonly code:
     "operator-removed" | "state-lost" | "key-changed" | "max-parallelism-changed" | "not-compiled";
   readonly message: string;
+}
+/**
+ * Every version's review state (`GET /api/pipelines/<id>/reviews/`), oldest first.
+ */
+export interface ReviewStates {
+  readonly pipeline: number;
+  /**
+   * The workspace's policy now.
+   */
+  readonly requiredApprovals: number;
+  readonly versions: readonly VersionState[];
+}
+/**
+ * One version's review state, as `VersionReview` has it.
+ */
+export interface VersionState {
+  readonly version: number;
+  readonly state: "draft" | "in_review" | "changes_requested" | "approved" | "superseded";
+  /**
+   * Approvals that count.
+   */
+  readonly approvals: number;
 }
 /**
  * `GET /api/me/inbox/`: what waits for you, over all your workspaces.
