@@ -1,6 +1,7 @@
 import type { EdgeKey } from "../graph/edits";
 import wireSchema from "./generated/wire.schema.json";
 import { REVIEW_SERVER_MESSAGE_TYPES } from "./generated/wire";
+import { comment, GRACE, OPERATOR, reviewRequest, thread, verdict } from "../test-support/reviews";
 import { describe, expect, it } from "vitest";
 
 import {
@@ -11,6 +12,7 @@ import {
   OP_ID_MAX_LENGTH,
   SELECTION_MAX_ITEMS,
   resyncRequest,
+  type ReviewMessage,
   type ServerMessage,
 } from "./messages";
 
@@ -51,13 +53,35 @@ const ENCODED: Record<ServerMessage["type"], string> = {
     '"diagnostics":[],"fields":{"type":"bad"}}}',
 };
 
+// What `reviews.events` encodes for each message of team review.
+const THREAD = JSON.stringify(thread(4, { version: 2, at: 2 }));
+const COMMENT = JSON.stringify(comment(41, { mentions: [GRACE] }));
+const REVIEW_ENCODED: Record<ReviewMessage["type"], string> = {
+  comment_thread_created: `{"type":"comment_thread_created","thread":${THREAD}}`,
+  comment_added: `{"type":"comment_added","thread":4,"comment":${COMMENT}}`,
+  comment_edited: `{"type":"comment_edited","thread":4,"comment":${COMMENT}}`,
+  comment_deleted: `{"type":"comment_deleted","thread":4,"comment":${JSON.stringify(comment(41, { body: "", deleted: true }))}}`,
+  comment_thread_resolved:
+    '{"type":"comment_thread_resolved","thread":4,"user":{"id":2,"username":"grace"},"at":"2026-01-02T12:00:00Z"}',
+  comment_thread_reopened:
+    '{"type":"comment_thread_reopened","thread":4,"user":{"id":1,"username":"ada"},"at":"2026-01-02T12:05:00Z"}',
+  review_requested: `{"type":"review_requested","version":2,"request":${JSON.stringify(
+    reviewRequest({
+      reviewers: [
+        { user: GRACE, role: "editor", latest: verdict({ verdict: "comment", acknowledged: [] }) },
+      ],
+    }),
+  )},"state":"in_review"}`,
+  review_verdict: `{"type":"review_verdict","version":2,"verdict":${JSON.stringify(verdict())},"state":"approved"}`,
+};
+
 function parsed(text: string): ServerMessage {
   const result = parseServerMessage(text);
   if (!result.ok) {
     throw new Error(result.error);
   }
-  if (result.message === null) {
-    throw new Error(`skipped ${result.skipped}`);
+  if (result.kind !== "pipeline") {
+    throw new Error(`read as ${result.kind}`);
   }
   return result.message;
 }
@@ -121,16 +145,37 @@ describe("parseServerMessage", () => {
     });
   });
 
-  it.each(REVIEW_SERVER_MESSAGE_TYPES)(
-    "skips team review's %s, which no screen reads yet, without calling it unreadable",
-    (type) => {
-      expect(parseServerMessage(JSON.stringify({ type, thread: 1 }))).toEqual({
-        ok: true,
-        message: null,
-        skipped: type,
-      });
+  it.each(Object.entries(REVIEW_ENCODED))(
+    "reads team review's %s as the server encodes it",
+    (type, text) => {
+      const result = parseServerMessage(text);
+      const message: unknown = JSON.parse(text);
+      expect(result).toEqual({ ok: true, kind: "review", message });
+      expect(result.ok && result.message.type).toBe(type);
     },
   );
+
+  it.each([
+    [REVIEW_ENCODED.comment_added.replace('"thread":4', '"thread":"4"'), "comment_added: thread"],
+    [
+      REVIEW_ENCODED.comment_thread_created.replace('"kind":"node"', '"kind":"room"'),
+      "comment_thread_created: thread.target.kind: must be one of pipeline, node, edge, vertex",
+    ],
+    [
+      REVIEW_ENCODED.review_verdict.replace('"approve"', '"shrug"'),
+      "review_verdict: verdict.verdict: must be one of",
+    ],
+    [
+      REVIEW_ENCODED.review_requested.replace('"in_review"', '"maybe"'),
+      "review_requested: state: must be one of",
+    ],
+    [
+      REVIEW_ENCODED.review_verdict.replace(`"${OPERATOR}"`, '"ABC"'),
+      "review_verdict: verdict.acknowledged.0: must be 32 lower-case hex digits",
+    ],
+  ])("refuses a review message that is not what the server sends: %s", (text, error) => {
+    expect(refusal(text)).toContain(error);
+  });
 
   it("knows every message of team review by the server's names", () => {
     expect([...REVIEW_SERVER_MESSAGE_TYPES].sort()).toEqual([

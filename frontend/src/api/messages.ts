@@ -10,8 +10,9 @@
  * same defaults here.
  *
  * The same socket carries team review's messages (`backend/reviews/events.py`:
- * comments, resolutions, review requests, verdicts). No screen reads them yet, so they
- * are recognised by their `type` and skipped, not taken for something unreadable.
+ * comments, resolutions, review requests, verdicts), read by `reviewMessages.ts` and
+ * told apart by `kind`: the editor's session hands them to the review store, the others
+ * to the document and session stores.
  */
 
 import { parseEdit, EditRejected, type Edit, type EdgeKey } from "../graph/edits";
@@ -37,7 +38,8 @@ import {
   boolean,
 } from "./read";
 import type * as Wire from "./generated/wire";
-import { PIPELINE_SERVER_MESSAGE_TYPES, REVIEW_SERVER_MESSAGE_TYPES } from "./generated/wire";
+import { PIPELINE_SERVER_MESSAGE_TYPES } from "./generated/wire";
+import { isReviewMessageType, readReviewMessage, type ReviewMessage } from "./reviewMessages";
 
 export type { ErrorBody, UserRef } from "./read";
 
@@ -116,13 +118,13 @@ export function encodeClientMessage(message: ClientMessage): string {
   return JSON.stringify(message);
 }
 
-/** A message of team review on the pipeline's socket (`ReviewServerMessage`). */
-export type ReviewMessageType = Wire.ReviewServerMessage["type"];
+export type { ReviewMessage } from "./reviewMessages";
 
 export type ParsedMessage =
-  | { readonly ok: true; readonly message: ServerMessage }
-  /** A message of team review, which no screen reads yet: skipped. */
-  | { readonly ok: true; readonly message: null; readonly skipped: ReviewMessageType }
+  /** A message of co-editing (`pipelines/events.py`). */
+  | { readonly ok: true; readonly kind: "pipeline"; readonly message: ServerMessage }
+  /** A message of team review (`reviews/events.py`). */
+  | { readonly ok: true; readonly kind: "review"; readonly message: ReviewMessage }
   | { readonly ok: false; readonly error: string };
 
 function readEdgeKey(value: unknown, path: string): EdgeKey {
@@ -275,10 +277,6 @@ function isServerMessageType(value: unknown): value is ServerMessageType {
   return SERVER_MESSAGE_TYPES.some((type) => type === value);
 }
 
-function isReviewMessageType(value: unknown): value is ReviewMessageType {
-  return REVIEW_SERVER_MESSAGE_TYPES.some((type) => type === value);
-}
-
 /** A message received on the socket, checked; or why it is not one. */
 export function parseServerMessage(text: string): ParsedMessage {
   let raw: unknown;
@@ -292,13 +290,22 @@ export function parseServerMessage(text: string): ParsedMessage {
   }
   const type = getOwn(raw, "type");
   if (isReviewMessageType(type)) {
-    return { ok: true, message: null, skipped: type };
+    return checked(type, () => ({
+      ok: true,
+      kind: "review",
+      message: readReviewMessage(raw, type),
+    }));
   }
   if (!isServerMessageType(type)) {
     return { ok: false, error: `unknown message type ${JSON.stringify(type ?? null)}` };
   }
+  return checked(type, () => ({ ok: true, kind: "pipeline", message: readMessage(raw, type) }));
+}
+
+/** What `read` makes of a message of this type, or where it is not what the server sends. */
+function checked(type: string, read: () => ParsedMessage): ParsedMessage {
   try {
-    return { ok: true, message: readMessage(raw, type) };
+    return read();
   } catch (error) {
     if (error instanceof InvalidData) {
       return { ok: false, error: `${type}: ${error.message}` };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { editsDocument, presenceEntry, snapshot } from "../test-support/builders";
+import { comment, reviewRequest, thread } from "../test-support/reviews";
 import { fakeServer } from "../test-support/sockets";
 import { EditorSession } from "./session";
 
@@ -37,6 +38,32 @@ describe("the editor's session", () => {
     clock.fire();
     sockets[1]?.deliver(snapshot(editsDocument(), 2));
     expect(state().status).toBe("open");
+  });
+
+  it("hands team review's messages to the review store, and asks for no snapshot", () => {
+    const { sockets, editor } = session();
+    sockets[0]?.deliver(snapshot(editsDocument()));
+    editor.reviews.getState().loaded("working", { items: [thread(1)], next: null }, null);
+    sockets[0]?.deliver({ type: "comment_added", thread: 1, comment: comment(11) });
+    sockets[0]?.deliver({
+      type: "review_requested",
+      version: 2,
+      request: reviewRequest(),
+      state: "in_review",
+    });
+    const reviews = editor.reviews.getState();
+    expect(reviews.threads?.[0]?.comments.map((c) => c.id)).toEqual([10, 11]);
+    expect(reviews.news?.message.type).toBe("review_requested");
+    expect(sockets[0]?.sent).toEqual([]);
+    expect(editor.document.getState().revision).toBe(1);
+  });
+
+  it("asks for a snapshot after a review message it cannot read", () => {
+    const { sockets, editor } = session();
+    sockets[0]?.deliver(snapshot(editsDocument()));
+    sockets[0]?.deliver({ type: "comment_added", thread: 1 });
+    expect(sockets[0]?.sent).toEqual(['{"type":"resync"}']);
+    expect(editor.reviews.getState().changes).toBe(0);
   });
 
   it("says why the server refused it, and stops", () => {

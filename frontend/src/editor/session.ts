@@ -1,6 +1,7 @@
 /**
  * One open pipeline: the websocket to `/ws/pipelines/<id>/`, the document store
- * it feeds, and the other users' presence.
+ * it feeds, the other users' presence, and the review store that team review's
+ * messages (threads, replies, resolutions, review requests, verdicts) go to.
  *
  * The connection (`api/socket.ts`) is opened again after a drop, and the
  * server answers every join with a snapshot, so nothing is replayed from here.
@@ -28,11 +29,13 @@ import {
 } from "../api/socket";
 import { createDocumentStore, type DocumentStore } from "../store/document";
 import type { StoreApi } from "../store/hooks";
+import { createReviewStore, type ReviewStore } from "../store/reviews";
 import { createSessionStore, type SessionState } from "../store/session";
 
 export class EditorSession {
   readonly document: StoreApi<DocumentStore>;
   readonly state: StoreApi<SessionState>;
+  readonly reviews: StoreApi<ReviewStore>;
   private readonly socket: ReconnectingSocket;
 
   constructor(
@@ -50,6 +53,7 @@ export class EditorSession {
       },
     });
     this.state = createSessionStore();
+    this.reviews = createReviewStore();
     this.socket = new ReconnectingSocket({
       url,
       what: "pipeline",
@@ -93,8 +97,9 @@ export class EditorSession {
       this.socket.resync();
       return;
     }
-    if (parsed.message === null) {
-      return; // team review's, which the editor does not show yet
+    if (parsed.kind === "review") {
+      this.reviews.getState().receive(parsed.message);
+      return;
     }
     const message = parsed.message;
     switch (message.type) {
