@@ -57,7 +57,7 @@ export default defineConfig(
     // The canvas is shared by the editor, the diff and the run page: it knows none of them.
     files: ["src/canvas/**"],
     rules: restrictImports(ZUSTAND, {
-      regex: "^\\.\\./(app|editor|pages|plan|runs|store|versions)(/|$)",
+      regex: "^\\.\\./(app|editor|pages|plan|reviews|runs|store|versions)(/|$)",
       message: "canvas/ serves every page: it imports no page's folder and no store.",
     }),
   },

@@ -1,11 +1,13 @@
 import { ReactFlowProvider } from "@xyflow/react";
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 
 import { navigate } from "../app/router";
 import { ApiError } from "../api/http";
 import * as api from "../api/resources";
+import type { CanvasElement } from "../canvas/badges";
 import { useStore } from "../store/hooks";
 import { createSelectionStore } from "../store/selection";
+import { EditorBadges } from "./EditorBadges";
 import { EditorContext, type EditorContextValue } from "./context";
 import { EditorTopBar } from "./EditorTopBar";
 import { EditorViews } from "./EditorViews";
@@ -13,14 +15,21 @@ import { Notices, useNotices } from "./notices";
 import { Palette } from "./Palette";
 import { EditorSession } from "./session";
 import { ShortcutHelp } from "./ShortcutHelp";
-import { SidePanel } from "./SidePanel";
+import { SidePanel, type Side } from "./SidePanel";
 import { useEditorCommands } from "./useEditorCommands";
 import { useEditorSync } from "./useEditorSync";
 import { useShortcuts } from "./useShortcuts";
 import "./editor.css";
 
 /** The editor of one pipeline: loads it, opens its live connection, and lays out the panels. */
-export default function EditorPage({ pipelineId }: { readonly pipelineId: number }) {
+export default function EditorPage({
+  pipelineId,
+  thread = null,
+}: {
+  readonly pipelineId: number;
+  /** A comment thread to show at once (a mention opened from the home page). */
+  readonly thread?: number | null;
+}) {
   const [pipeline, setPipeline] = useState<api.PipelineSummary | null>(null);
   const [catalog, setCatalog] = useState<api.Catalog | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -75,7 +84,13 @@ export default function EditorPage({ pipelineId }: { readonly pipelineId: number
   }
   return (
     <ReactFlowProvider>
-      <Editor pipeline={pipeline} catalog={catalog} session={session} onRenamed={setPipeline} />
+      <Editor
+        pipeline={pipeline}
+        catalog={catalog}
+        session={session}
+        onRenamed={setPipeline}
+        focusThread={thread}
+      />
     </ReactFlowProvider>
   );
 }
@@ -85,8 +100,10 @@ function Editor(props: {
   readonly catalog: api.Catalog;
   readonly session: EditorSession;
   readonly onRenamed: (pipeline: api.PipelineSummary) => void;
+  readonly focusThread: number | null;
 }) {
   const { pipeline, catalog, session } = props;
+  const [side, setSide] = useState<Side>(props.focusThread === null ? "properties" : "comments");
   const selection = useMemo(() => createSelectionStore(), []);
   const status = useStore(session.state, (state) => state.status);
   const statusDetail = useStore(session.state, (state) => state.detail);
@@ -111,6 +128,23 @@ function Editor(props: {
   });
   useShortcuts(handlers);
 
+  // A badge on the canvas opens its element's threads.
+  const openComments = useCallback(
+    (element: CanvasElement) => {
+      const plan = session.document.getState().plan;
+      if (element.kind === "node") {
+        selection.getState().select([element.node]);
+      } else if (element.kind === "edge") {
+        selection.getState().select([], [element.edge]);
+      } else {
+        const head = plan?.vertices[element.vertex]?.head;
+        selection.getState().select(head === undefined ? [] : [head]);
+      }
+      setSide("comments");
+    },
+    [session, selection],
+  );
+
   const context: EditorContextValue = useMemo(
     () => ({ session, selection, catalog, canEdit }),
     [session, selection, catalog, canEdit],
@@ -132,11 +166,19 @@ function Editor(props: {
           </div>
         )}
         {hasDocument ? (
-          <div className="editor__body">
-            <Palette onNotice={notify} />
-            <EditorViews pipelineId={pipeline.id} notify={notify} />
-            <SidePanel pipelineId={pipeline.id} notify={notify} />
-          </div>
+          <EditorBadges pipelineId={pipeline.id} onOpen={openComments}>
+            <div className="editor__body">
+              <Palette onNotice={notify} />
+              <EditorViews pipelineId={pipeline.id} notify={notify} />
+              <SidePanel
+                pipelineId={pipeline.id}
+                notify={notify}
+                side={side}
+                onSide={setSide}
+                focusThread={props.focusThread}
+              />
+            </div>
+          </EditorBadges>
         ) : (
           <div className="page-loading">Waiting for the server…</div>
         )}

@@ -1,62 +1,69 @@
-import { useState } from "react";
-
 import { navigate } from "../app/router";
 import { RunsPanel } from "../runs/RunsPanel";
 import { useStore } from "../store/hooks";
 import { VersionsPanel } from "../versions/VersionsPanel";
+import { CommentsTab } from "./CommentsTab";
 import { useDocumentStore, useEditor } from "./context";
 import { Inspector } from "./Inspector";
 import type { Notify } from "./notices";
 
-type Side = "properties" | "versions" | "runs";
+export type Side = "properties" | "versions" | "runs" | "comments";
 
-/** The right-hand panel: the inspector, the pipeline's versions, or its runs. */
+const TABS: readonly (readonly [Side, string])[] = [
+  ["properties", "Properties"],
+  ["versions", "Versions"],
+  ["runs", "Runs"],
+  ["comments", "Comments"],
+];
+
+/** The right-hand panel: the inspector, the pipeline's versions, its runs, or its comments. */
 export function SidePanel({
   pipelineId,
   notify,
+  side,
+  onSide,
+  focusThread,
 }: {
   readonly pipelineId: number;
   readonly notify: Notify;
+  readonly side: Side;
+  readonly onSide: (side: Side) => void;
+  /** A thread to show in the comments (opened from a mention). */
+  readonly focusThread: number | null;
 }) {
   const { canEdit, selection, session } = useEditor();
   const revision = useDocumentStore((state) => state.revision);
   const latestVersion = useStore(session.state, (state) => state.versionSaved?.number ?? null);
   const latestRun = useStore(session.state, (state) => state.runStarted?.run ?? null);
   const isOwner = useStore(session.state, (state) => state.you?.role === "owner");
-  const [side, setSide] = useState<Side>("properties");
+  const openThreads = useStore(session.reviews, (state) =>
+    state.summary === null ? null : state.summary.total.open + state.summary.total.outdated,
+  );
   return (
     <aside className="editor__side">
       <nav className="tabs" aria-label="Side panel">
-        <button
-          type="button"
-          className={side === "properties" ? "tab is-active" : "tab"}
-          onClick={() => {
-            setSide("properties");
-          }}
-          data-testid="side-properties"
-        >
-          Properties
-        </button>
-        <button
-          type="button"
-          className={side === "versions" ? "tab is-active" : "tab"}
-          onClick={() => {
-            setSide("versions");
-          }}
-          data-testid="side-versions"
-        >
-          Versions
-        </button>
-        <button
-          type="button"
-          className={side === "runs" ? "tab is-active" : "tab"}
-          onClick={() => {
-            setSide("runs");
-          }}
-          data-testid="side-runs"
-        >
-          Runs
-        </button>
+        {TABS.map(([id, label]) => (
+          <button
+            key={id}
+            type="button"
+            className={side === id ? "tab is-active" : "tab"}
+            onClick={() => {
+              onSide(id);
+            }}
+            data-testid={`side-${id}`}
+          >
+            {label}
+            {id === "comments" && openThreads !== null && openThreads > 0 && (
+              <span
+                className="tab__count"
+                title={`${openThreads} open threads`}
+                data-testid="side-comments-count"
+              >
+                {openThreads}
+              </span>
+            )}
+          </button>
+        ))}
       </nav>
       <div className="editor__side-body">
         {side === "properties" && <Inspector onNotice={notify} />}
@@ -76,6 +83,9 @@ export function SidePanel({
           />
         )}
         {side === "runs" && <RunsPanel pipelineId={pipelineId} latestRun={latestRun} />}
+        {side === "comments" && (
+          <CommentsTab pipelineId={pipelineId} notify={notify} focusThread={focusThread} />
+        )}
       </div>
     </aside>
   );

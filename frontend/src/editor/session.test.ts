@@ -43,7 +43,7 @@ describe("the editor's session", () => {
   it("hands team review's messages to the review store, and asks for no snapshot", () => {
     const { sockets, editor } = session();
     sockets[0]?.deliver(snapshot(editsDocument()));
-    editor.reviews.getState().loaded("working", { items: [thread(1)], next: null }, null);
+    editor.reviews.getState().loaded("working", { items: [thread(1)], next: null });
     sockets[0]?.deliver({ type: "comment_added", thread: 1, comment: comment(11) });
     sockets[0]?.deliver({
       type: "review_requested",

@@ -14,29 +14,34 @@ import { createReviewStore, foldMessage, withComment, withThread } from "./revie
 function loadedStore(at: number | "working" = "working") {
   const store = createReviewStore();
   const threads = [thread(2, { at }), thread(1, { at })];
-  store.getState().loaded(at, { items: threads, next: null }, summary({ at }));
+  store.getState().loaded(at, { items: threads, next: null });
   return store;
 }
 
 describe("the review store", () => {
-  it("holds the threads and counts read at one place, and appends a next page", () => {
+  it("holds the threads read at one place, and appends a next page", () => {
     const store = createReviewStore();
-    store.getState().loaded(3, { items: [thread(5, { at: 3 })], next: "c1" }, summary({ at: 3 }));
+    store.getState().loaded(3, { items: [thread(5, { at: 3 })], next: "c1" });
     store
       .getState()
-      .loaded(3, { items: [thread(5, { at: 3 }), thread(4, { at: 3 })], next: null }, null, true);
+      .loaded(3, { items: [thread(5, { at: 3 }), thread(4, { at: 3 })], next: null }, true);
     const state = store.getState();
     expect(state.at).toBe(3);
     expect(state.threads?.map((t) => t.id)).toEqual([5, 4]);
     expect(state.next).toBeNull();
-    expect(state.summary?.at).toBe(3);
   });
 
   it("starts over when read somewhere else", () => {
     const store = loadedStore(3);
-    store.getState().loaded("working", { items: [thread(9)], next: null }, null, true);
+    store.getState().loaded("working", { items: [thread(9)], next: null }, true);
     expect(store.getState().threads?.map((t) => t.id)).toEqual([9]);
-    expect(store.getState().summary).toBeNull();
+  });
+
+  it("keeps the counts for the badges apart from the threads", () => {
+    const store = loadedStore(3);
+    store.getState().counted(summary({ at: "working" }));
+    expect(store.getState().summary?.at).toBe("working");
+    expect(store.getState().at).toBe(3);
   });
 
   it("adds a thread opened elsewhere when read at the working copy, and asks for counts", () => {

@@ -42,6 +42,7 @@ export interface ReviewStoreState {
   readonly threads: readonly CommentThread[] | null;
   /** The cursor of the next page of threads (null: all are here). */
   readonly next: string | null;
+  /** The counts per element, for the canvas badges; its own `at` says where they are read. */
   readonly summary: CommentSummary | null;
   /** Bumped when what the server derives may have changed: fetch the threads again. */
   readonly changes: number;
@@ -50,13 +51,10 @@ export interface ReviewStoreState {
 }
 
 export interface ReviewStoreActions {
-  /** A page of threads and the counts, read at `at`; `more` appends a next page. */
-  loaded(
-    at: VersionAt,
-    page: CommentThreadPage,
-    summary: CommentSummary | null,
-    more?: boolean,
-  ): void;
+  /** A page of threads read at `at`; `more` appends a next page. */
+  loaded(at: VersionAt, page: CommentThreadPage, more?: boolean): void;
+  /** The counts per element, read where the canvas is (`summary.at`). */
+  counted(summary: CommentSummary): void;
   /** A thread as a REST answer has it (read at the store's `at`, or where it was written). */
   put(thread: CommentThread): void;
   /** A comment as a REST answer has it (a reply, an edit, a deletion). */
@@ -171,7 +169,7 @@ export function createReviewStore(): StoreApi<ReviewStore> {
     summary: null,
     changes: 0,
     news: null,
-    loaded: (at, page, summary, more = false) => {
+    loaded: (at, page, more = false) => {
       const current = get();
       const earlier = more && current.at === at ? (current.threads ?? []) : [];
       const ids = new Set(earlier.map((t) => t.id));
@@ -179,8 +177,10 @@ export function createReviewStore(): StoreApi<ReviewStore> {
         at,
         threads: [...earlier, ...page.items.filter((t) => !ids.has(t.id))],
         next: page.next,
-        summary: summary ?? (current.at === at ? current.summary : null),
       });
+    },
+    counted: (summary) => {
+      set({ summary });
     },
     put: (thread) => {
       const { threads, changes } = get();

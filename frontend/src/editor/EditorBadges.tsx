@@ -1,0 +1,26 @@
+import type { ReactNode } from "react";
+
+import { CanvasBadges, type CanvasElement } from "../canvas/badges";
+import { useCommentBadges } from "../reviews/CommentBadges";
+import { useCommentSummary } from "../reviews/useComments";
+import { useStore } from "../store/hooks";
+import { useDocumentStore, useEditor } from "./context";
+
+/**
+ * The badges of the editor's canvas: open comment threads per operator, chain and edge,
+ * read at the working copy again after edits and after others' comments.
+ */
+export function EditorBadges(props: {
+  readonly pipelineId: number;
+  readonly onOpen: (element: CanvasElement) => void;
+  readonly children: ReactNode;
+}) {
+  const { session } = useEditor();
+  const revision = useDocumentStore((state) => state.revision);
+  useCommentSummary(props.pipelineId, "working", session.reviews, String(revision));
+  const summary = useStore(session.reviews, (state) =>
+    state.summary?.at === "working" ? state.summary : null,
+  );
+  const badgesOf = useCommentBadges(summary, props.onOpen);
+  return <CanvasBadges badgesOf={badgesOf}>{props.children}</CanvasBadges>;
+}

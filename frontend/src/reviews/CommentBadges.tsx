@@ -1,0 +1,69 @@
+import { useMemo } from "react";
+
+import type { BadgesOf, CanvasElement } from "../canvas/badges";
+import type { CommentSummary } from "../api/reviews";
+import { countText, ElementCounts, type OpenCounts } from "./threads";
+import "./reviews.css";
+
+function elementId(element: CanvasElement): string {
+  switch (element.kind) {
+    case "node":
+      return `node-${element.node}`;
+    case "edge":
+      return `edge-${element.edge}`;
+    case "chain":
+      return `chain-${element.vertex}`;
+  }
+}
+
+function CommentBadge(props: {
+  readonly element: CanvasElement;
+  readonly counts: OpenCounts;
+  readonly onOpen: ((element: CanvasElement) => void) | undefined;
+}) {
+  const { counts, element } = props;
+  const total = counts.open + counts.outdated;
+  const text = countText(counts);
+  const className = `comment-badge${counts.open === 0 ? " comment-badge--outdated" : ""}`;
+  const testId = `comment-badge-${elementId(element)}`;
+  if (props.onOpen === undefined) {
+    return (
+      <span className={className} title={text} data-testid={testId}>
+        💬 {total}
+      </span>
+    );
+  }
+  return (
+    <button
+      type="button"
+      className={`${className} nodrag`}
+      title={`${text}: show them`}
+      aria-label={text}
+      onClick={() => {
+        props.onOpen?.(element);
+      }}
+      data-testid={testId}
+    >
+      💬 {total}
+    </button>
+  );
+}
+
+/**
+ * The badges of open comment threads on every element of a canvas, from the counts read
+ * where the canvas is (`CanvasBadges badgesOf={...}`); `onOpen` opens an element's threads.
+ */
+export function useCommentBadges(
+  summary: CommentSummary | null,
+  onOpen?: (element: CanvasElement) => void,
+): BadgesOf {
+  return useMemo(() => {
+    const counts = new ElementCounts(summary);
+    return (element: CanvasElement) => {
+      const found = counts.of(element);
+      return found === null ? null : (
+        <CommentBadge element={element} counts={found} onOpen={onOpen} />
+      );
+    };
+  }, [summary, onOpen]);
+}
