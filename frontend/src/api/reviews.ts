@@ -24,6 +24,7 @@ export type Reviewer = Wire.Reviewer;
 export type Verdict = Wire.Verdict;
 export type VerdictKind = Verdict["verdict"];
 export type StateRisk = Wire.StateRisk;
+export type StateCheck = Wire.StateCheck;
 export type ReviewPolicy = Wire.ReviewPolicy;
 export type Inbox = Wire.Inbox;
 export type WaitingReview = Wire.WaitingReview;

@@ -9,6 +9,7 @@ import { navigate, useRoute } from "./router";
 const EditorPage = lazy(() => import("../editor/EditorPage"));
 const DiffRoute = lazy(() => import("./DiffRoute"));
 const RunRoute = lazy(() => import("./RunRoute"));
+const ReviewRoute = lazy(() => import("./ReviewRoute"));
 
 export function App() {
   const route = useRoute();
@@ -36,7 +37,11 @@ export function App() {
     case "editor":
       return (
         <Suspense fallback={<div className="page-loading">Loading the editor…</div>}>
-          <EditorPage key={route.pipeline} pipelineId={route.pipeline} />
+          <EditorPage
+            key={route.pipeline}
+            pipelineId={route.pipeline}
+            thread={route.thread ?? null}
+          />
         </Suspense>
       );
     case "diff":
@@ -49,6 +54,16 @@ export function App() {
       return (
         <Suspense fallback={<div className="page-loading">Loading the run…</div>}>
           <RunRoute key={route.run} pipelineId={route.pipeline} runId={route.run} />
+        </Suspense>
+      );
+    case "review":
+      return (
+        <Suspense fallback={<div className="page-loading">Loading the review…</div>}>
+          <ReviewRoute
+            key={`${route.pipeline}/${route.version}`}
+            pipelineId={route.pipeline}
+            version={route.version}
+          />
         </Suspense>
       );
     case "not-found":

@@ -8,6 +8,14 @@ describe("routes", () => {
     ["/", "?workspace=3", { page: "home", workspace: 3 }],
     ["/signin", "", { page: "signin" }],
     ["/pipelines/12", "", { page: "editor", pipeline: 12 }],
+    ["/pipelines/12", "?thread=40", { page: "editor", pipeline: 12, thread: 40 }],
+    ["/pipelines/12", "?thread=x", { page: "editor", pipeline: 12 }],
+    ["/pipelines/12/versions/3/review", "", { page: "review", pipeline: 12, version: 3 }],
+    [
+      "/pipelines/12/versions/0/review",
+      "",
+      { page: "not-found", path: "/pipelines/12/versions/0/review" },
+    ],
     [
       "/pipelines/12/diff",
       "?from=1&to=working",
@@ -26,6 +34,8 @@ describe("routes", () => {
       { page: "diff", pipeline: 4, from: 2, to: 3 },
       { page: "home", workspace: 7 },
       { page: "run", pipeline: 4, run: 9 },
+      { page: "review", pipeline: 4, version: 2 },
+      { page: "editor", pipeline: 4, thread: 8 },
     ] as const) {
       const [pathname = "", search = ""] = routePath(route).split(/(?=\?)/);
       expect(parseRoute(pathname, search)).toEqual(route);

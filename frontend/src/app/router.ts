@@ -8,7 +8,8 @@ import { useSyncExternalStore } from "react";
 export type Route =
   | { readonly page: "signin" }
   | { readonly page: "home"; readonly workspace: number | null }
-  | { readonly page: "editor"; readonly pipeline: number }
+  /** `thread`: a comment thread to show at once (a mention opened from the home page). */
+  | { readonly page: "editor"; readonly pipeline: number; readonly thread?: number }
   | {
       readonly page: "diff";
       readonly pipeline: number;
@@ -16,6 +17,7 @@ export type Route =
       readonly to: number | "working";
     }
   | { readonly page: "run"; readonly pipeline: number; readonly run: number }
+  | { readonly page: "review"; readonly pipeline: number; readonly version: number }
   | { readonly page: "not-found"; readonly path: string };
 
 function versionRef(value: string | null, fallback: number | "working"): number | "working" {
@@ -43,7 +45,14 @@ export function parseRoute(pathname: string, search: string): Route {
   }
   const editor = /^\/pipelines\/(\d+)\/?$/.exec(pathname);
   if (editor?.[1] !== undefined) {
-    return { page: "editor", pipeline: Number(editor[1]) };
+    const thread = Number(query.get("thread"));
+    return Number.isInteger(thread) && thread > 0
+      ? { page: "editor", pipeline: Number(editor[1]), thread }
+      : { page: "editor", pipeline: Number(editor[1]) };
+  }
+  const review = /^\/pipelines\/(\d+)\/versions\/(\d+)\/review\/?$/.exec(pathname);
+  if (review?.[1] !== undefined && review[2] !== undefined && Number(review[2]) > 0) {
+    return { page: "review", pipeline: Number(review[1]), version: Number(review[2]) };
   }
   const diff = /^\/pipelines\/(\d+)\/diff\/?$/.exec(pathname);
   if (diff?.[1] !== undefined) {
@@ -68,7 +77,11 @@ export function routePath(route: Route): string {
     case "home":
       return route.workspace === null ? "/" : `/?workspace=${route.workspace}`;
     case "editor":
-      return `/pipelines/${route.pipeline}`;
+      return route.thread === undefined
+        ? `/pipelines/${route.pipeline}`
+        : `/pipelines/${route.pipeline}?thread=${route.thread}`;
+    case "review":
+      return `/pipelines/${route.pipeline}/versions/${route.version}/review`;
     case "diff":
       return `/pipelines/${route.pipeline}/diff?from=${route.from}&to=${route.to}`;
     case "run":

@@ -172,6 +172,7 @@ function Editor(props: {
               <EditorViews pipelineId={pipeline.id} notify={notify} />
               <SidePanel
                 pipelineId={pipeline.id}
+                workspaceId={pipeline.workspace}
                 notify={notify}
                 side={side}
                 onSide={setSide}

@@ -19,12 +19,14 @@ const TABS: readonly (readonly [Side, string])[] = [
 /** The right-hand panel: the inspector, the pipeline's versions, its runs, or its comments. */
 export function SidePanel({
   pipelineId,
+  workspaceId,
   notify,
   side,
   onSide,
   focusThread,
 }: {
   readonly pipelineId: number;
+  readonly workspaceId: number;
   readonly notify: Notify;
   readonly side: Side;
   readonly onSide: (side: Side) => void;
@@ -36,6 +38,7 @@ export function SidePanel({
   const latestVersion = useStore(session.state, (state) => state.versionSaved?.number ?? null);
   const latestRun = useStore(session.state, (state) => state.runStarted?.run ?? null);
   const isOwner = useStore(session.state, (state) => state.you?.role === "owner");
+  const reviewNews = useStore(session.reviews, (state) => state.news?.serial ?? 0);
   const openThreads = useStore(session.reviews, (state) =>
     state.summary === null ? null : state.summary.total.open + state.summary.total.outdated,
   );
@@ -79,6 +82,11 @@ export function SidePanel({
             }}
             onRevealNode={(node) => {
               selection.getState().reveal([node]);
+            }}
+            workspaceId={workspaceId}
+            reviewNews={reviewNews}
+            onOpenReview={(version) => {
+              navigate({ page: "review", pipeline: pipelineId, version });
             }}
           />
         )}

@@ -26,7 +26,7 @@ describe("the editor's session", () => {
   });
 
   it("forgets the others while reconnecting, and asks for a snapshot when lost", () => {
-    const { sockets, clock, state } = session();
+    const { sockets, clock, state, editor } = session();
     sockets[0]?.deliver({
       ...snapshot(editsDocument()),
       presence: [presenceEntry("me"), presenceEntry("c2", "grace")],
@@ -38,6 +38,8 @@ describe("the editor's session", () => {
     clock.fire();
     sockets[1]?.deliver(snapshot(editsDocument(), 2));
     expect(state().status).toBe("open");
+    // What was said of the review meanwhile is read again.
+    expect(editor.reviews.getState().changes).toBe(1);
   });
 
   it("hands team review's messages to the review store, and asks for no snapshot", () => {

@@ -37,6 +37,7 @@ export class EditorSession {
   readonly state: StoreApi<SessionState>;
   readonly reviews: StoreApi<ReviewStore>;
   private readonly socket: ReconnectingSocket;
+  private snapshots = 0;
 
   constructor(
     readonly pipelineId: number,
@@ -105,6 +106,11 @@ export class EditorSession {
     switch (message.type) {
       case "snapshot": {
         this.socket.synced();
+        this.snapshots += 1;
+        if (this.snapshots > 1) {
+          // Review messages may have been missed while the connection was down.
+          this.reviews.getState().invalidate();
+        }
         const others: Record<string, PresenceEntry> = {};
         for (const entry of message.presence) {
           if (entry.clientId !== message.you.clientId) {

@@ -1,6 +1,7 @@
 import { useEffect } from "react";
 
 import { edgeKeyOf } from "../graph/canvas";
+import { newsText } from "../reviews/states";
 import type { StreamGraphDocument } from "../graph/streamgraph";
 import { useStore, type StoreApi } from "../store/hooks";
 import type { SelectionStore } from "../store/selection";
@@ -14,7 +15,8 @@ const PRESENCE_DEBOUNCE_MS = 120;
 /**
  * Keeps the editor and the server in step: says in words why the server refused
  * an edit, tells the others what is selected here, drops selected elements a
- * co-editor deleted, and says when a co-editor saved a version or started a run.
+ * co-editor deleted, and says when a co-editor saved a version, started a run,
+ * asked for a review or answered one.
  */
 export function useEditorSync(
   session: EditorSession,
@@ -61,6 +63,21 @@ export function useEditorSync(
             `${started.user.username} started run #${started.run} of version ${started.version}`,
             "info",
           );
+        }
+      }),
+    [session, notify],
+  );
+
+  useEffect(
+    () =>
+      session.reviews.subscribe((state, previous) => {
+        const news = state.news;
+        if (news === null || news === previous.news) {
+          return;
+        }
+        const told = newsText(news.message, session.state.getState().you?.user.id ?? null);
+        if (told !== null) {
+          notify(told.text, "info");
         }
       }),
     [session, notify],

@@ -16,6 +16,21 @@ function elementId(element: CanvasElement): string {
   }
 }
 
+/** A speech bubble: the badges' mark (no emoji font is needed to draw it). */
+function Bubble() {
+  return (
+    <svg
+      className="comment-badge__icon"
+      width="10"
+      height="10"
+      viewBox="0 0 16 16"
+      aria-hidden="true"
+    >
+      <path d="M2 2h12v9H7l-4 3v-3H2z" fill="currentColor" />
+    </svg>
+  );
+}
+
 function CommentBadge(props: {
   readonly element: CanvasElement;
   readonly counts: OpenCounts;
@@ -29,7 +44,8 @@ function CommentBadge(props: {
   if (props.onOpen === undefined) {
     return (
       <span className={className} title={text} data-testid={testId}>
-        💬 {total}
+        <Bubble />
+        {total}
       </span>
     );
   }
@@ -44,7 +60,8 @@ function CommentBadge(props: {
       }}
       data-testid={testId}
     >
-      💬 {total}
+      <Bubble />
+      {total}
     </button>
   );
 }

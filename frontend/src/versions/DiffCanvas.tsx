@@ -22,15 +22,24 @@ const MINIMAP_COLOURS: Record<DiffNode["change"], string> = {
   unchanged: "#9ca3af",
 };
 
-/** The compared graph, read-only: nodes and edges coloured by how they changed. */
+/**
+ * The compared graph, read-only: nodes and edges coloured by how they changed. A page
+ * that lets nodes be picked (the review page, to comment on one) passes `onPick` and
+ * draws the picked node selected.
+ */
 export function DiffCanvas({
   graph,
   focus,
+  picked = null,
+  onPick,
 }: {
   readonly graph: DiffGraph;
   readonly focus: Focus | null;
+  readonly picked?: number | null;
+  readonly onPick?: (node: number) => void;
 }) {
-  const nodes = useMemo(() => diffFlowNodes(graph, focus?.node ?? null), [graph, focus]);
+  const selected = picked ?? focus?.node ?? null;
+  const nodes = useMemo(() => diffFlowNodes(graph, selected), [graph, selected]);
   const edges = useMemo(() => diffFlowEdges(graph), [graph]);
   return (
     <ReadOnlyFlow<DiffFlowNode>
@@ -40,6 +49,13 @@ export function DiffCanvas({
       edges={edges}
       nodeTypes={NODE_TYPES}
       edgeTypes={EDGE_TYPES}
+      {...(onPick === undefined
+        ? {}
+        : {
+            onNodeClick: (_event: unknown, node: DiffFlowNode) => {
+              onPick(node.data.item.node.id);
+            },
+          })}
     >
       <MiniMap<DiffFlowNode>
         style={{ width: 160, height: 110 }}

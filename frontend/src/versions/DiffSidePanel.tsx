@@ -10,9 +10,22 @@ export function DiffSidePanel(props: {
   readonly graph: DiffGraph;
   readonly onReveal: (node: number) => void;
 }) {
-  const { diff, graph, onReveal } = props;
   return (
     <aside className="diff-page__side" data-testid="diff-details">
+      <DiffDetails {...props} />
+    </aside>
+  );
+}
+
+/** The sections of `DiffSidePanel`, for a page that lays them out itself (the review page). */
+export function DiffDetails(props: {
+  readonly diff: PlanDiff;
+  readonly graph: DiffGraph;
+  readonly onReveal: (node: number) => void;
+}) {
+  const { diff, graph, onReveal } = props;
+  return (
+    <>
       <section>
         <h2>Savepoint compatibility</h2>
         {diff.savepoint === null ? (
@@ -42,6 +55,6 @@ export function DiffSidePanel(props: {
         )}
       </section>
       <DiagnosticsList diagnostics={diff.diagnostics} />
-    </aside>
+    </>
   );
 }

@@ -1,8 +1,27 @@
+import { useState } from "react";
+
 import type { VersionRef, VersionSummary } from "../api/resources";
+import type { VersionReview } from "../api/reviews";
+import { RequestReviewForm } from "../reviews/RequestReviewForm";
+import { ReviewChip } from "../reviews/ReviewChip";
+import { approvalsText } from "../reviews/states";
 import { RunVersion } from "../runs/RunVersion";
 import { timeAgo, versionLabel } from "./history";
 
 export type Side = "from" | "to";
+
+/** A saved version's review as its row shows it. */
+export interface RowReview {
+  readonly state: VersionReview["state"];
+  readonly approvals: number;
+  readonly required: number;
+  readonly pipelineId: number;
+  readonly workspaceId: number;
+  /** Editors may ask for a review of the latest version. */
+  readonly canRequest: boolean;
+  readonly onOpen: () => void;
+  readonly onRequested: () => void;
+}
 export interface Pair {
   readonly from: VersionRef;
   readonly to: VersionRef;
@@ -28,6 +47,8 @@ export function VersionRow(props: {
     readonly canChooseCluster: boolean;
     readonly onRevealNode?: ((node: number) => void) | undefined;
   } | null;
+  /** Set for saved versions once their review states are known. */
+  readonly review?: RowReview | null;
 }) {
   const { reference, version, pair, onPick, name } = props;
   const previous = typeof reference === "number" && reference > 1 ? reference - 1 : null;
@@ -64,6 +85,7 @@ export function VersionRow(props: {
               </time>{" "}
               · rev {version.revision}
             </span>
+            {props.review != null && <ReviewLine version={version.number} review={props.review} />}
             {props.run != null && (
               <RunVersion
                 pipelineId={props.run.pipelineId}
@@ -89,5 +111,55 @@ export function VersionRow(props: {
         </button>
       )}
     </li>
+  );
+}
+
+/** A version's review state, a way to its review, and (editors, latest version) a request. */
+function ReviewLine(props: { readonly version: number; readonly review: RowReview }) {
+  const { review, version } = props;
+  const [asking, setAsking] = useState(false);
+  return (
+    <div className="version-row__review">
+      <ReviewChip
+        state={review.state}
+        detail={approvalsText(review.approvals, review.required)}
+        testId={`review-state-${version}`}
+      />
+      <button
+        type="button"
+        className="link-button"
+        onClick={review.onOpen}
+        title={`Open the review of version ${version}`}
+        data-testid={`version-review-${version}`}
+      >
+        review
+      </button>
+      {review.canRequest && !asking && (
+        <button
+          type="button"
+          className="button button--small"
+          onClick={() => {
+            setAsking(true);
+          }}
+          data-testid={`version-request-review-${version}`}
+        >
+          Request review
+        </button>
+      )}
+      {asking && (
+        <RequestReviewForm
+          pipelineId={review.pipelineId}
+          workspaceId={review.workspaceId}
+          version={version}
+          onRequested={() => {
+            setAsking(false);
+            review.onRequested();
+          }}
+          onCancel={() => {
+            setAsking(false);
+          }}
+        />
+      )}
+    </div>
   );
 }

@@ -1,10 +1,11 @@
 import { useCallback, useId, useState } from "react";
 
 import * as api from "../api/resources";
+import { listReviewStates, type ReviewStates } from "../api/reviews";
 import { useResource } from "../ui/useResource";
 import { defaultPair, diffPair, workingCopyState } from "./history";
 import { SaveVersionForm } from "./SaveVersionForm";
-import { VersionRow, type Pair, type Side } from "./VersionRow";
+import { VersionRow, type Pair, type RowReview, type Side } from "./VersionRow";
 import "./versions.css";
 
 interface Loaded {
@@ -28,6 +29,10 @@ export function VersionsPanel(props: {
   readonly onOpenDiff: (from: api.VersionRef, to: api.VersionRef) => void;
   /** Point at a node on the canvas (a problem that stops a version from running). */
   readonly onRevealNode?: (node: number) => void;
+  readonly workspaceId: number;
+  /** Counts the review requests and verdicts heard: the review states reload on each. */
+  readonly reviewNews: number;
+  readonly onOpenReview: (version: number) => void;
 }) {
   const { pipelineId, revision, canEdit, canChooseCluster, onOpenDiff } = props;
   const run = canEdit ? { pipelineId, canChooseCluster, onRevealNode: props.onRevealNode } : null;
@@ -44,7 +49,38 @@ export function VersionsPanel(props: {
     [pipelineId],
   );
   const { data, error } = useResource(load, `${pipelineId}#${newest}`);
+  const [requested, setRequested] = useState(0);
+  const loadStates = useCallback(
+    (signal: AbortSignal): Promise<ReviewStates> => listReviewStates(pipelineId, signal),
+    [pipelineId],
+  );
+  const states = useResource(
+    loadStates,
+    `${pipelineId}#${newest}#${props.reviewNews}#${requested}`,
+    150,
+  );
   const name = useId();
+  const latest = data?.versions.at(-1)?.number ?? null;
+  const reviewOf = (number: number): RowReview | null => {
+    const entry = states.data?.versions.find((v) => v.version === number);
+    if (entry === undefined || states.data === null) {
+      return null;
+    }
+    return {
+      state: entry.state,
+      approvals: entry.approvals,
+      required: states.data.requiredApprovals,
+      pipelineId,
+      workspaceId: props.workspaceId,
+      canRequest: canEdit && number === latest,
+      onOpen: () => {
+        props.onOpenReview(number);
+      },
+      onRequested: () => {
+        setRequested((n) => n + 1);
+      },
+    };
+  };
 
   const versions = data?.versions ?? null;
   const pair = picked ?? (versions === null ? null : defaultPair(versions));
@@ -114,6 +150,7 @@ export function VersionsPanel(props: {
                 onPick={pick}
                 onOpenDiff={onOpenDiff}
                 run={run}
+                review={reviewOf(version.number)}
               />
             ))}
           </ol>

@@ -1,0 +1,108 @@
+import { useId, useState } from "react";
+
+import * as reviews from "../api/reviews";
+import { errorLines } from "./errors";
+import { verdictLabel } from "./states";
+
+/**
+ * A reviewer's answer to a request: approve, request changes or comment, with a summary.
+ * An approval sends the operators ticked in the state-loss list above it as acknowledged;
+ * the server refuses one that does not name exactly those, and the refusal is shown.
+ */
+export function VerdictForm(props: {
+  readonly pipelineId: number;
+  readonly version: number;
+  readonly request: reviews.ReviewRequest;
+  readonly acknowledged: ReadonlySet<string>;
+  /** How many operators the state-loss list asks to acknowledge. */
+  readonly atRisk: number;
+  readonly onAnswered: (review: reviews.VersionReview) => void;
+}) {
+  const [verdict, setVerdict] = useState<reviews.VerdictKind>("approve");
+  const [summary, setSummary] = useState("");
+  const [errors, setErrors] = useState<readonly string[]>([]);
+  const [sending, setSending] = useState(false);
+  const summaryId = useId();
+  const name = useId();
+  const submit = async (): Promise<void> => {
+    setSending(true);
+    try {
+      const review = await reviews.giveVerdict(props.pipelineId, props.version, props.request.id, {
+        verdict,
+        summary: summary.trim(),
+        acknowledged: verdict === "approve" ? [...props.acknowledged] : [],
+      });
+      setErrors([]);
+      setSummary("");
+      props.onAnswered(review);
+    } catch (caught) {
+      setErrors(errorLines(caught));
+    } finally {
+      setSending(false);
+    }
+  };
+  const unticked = props.atRisk - props.acknowledged.size;
+  return (
+    <form
+      className="verdict-form"
+      data-testid="verdict-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <fieldset className="verdict-form__kinds">
+        <legend>Your review</legend>
+        {reviews.VERDICT_KINDS.map((kind) => (
+          <label key={kind} className="verdict-form__kind">
+            <input
+              type="radio"
+              name={name}
+              value={kind}
+              checked={verdict === kind}
+              onChange={() => {
+                setVerdict(kind);
+              }}
+              data-testid={`verdict-${kind}`}
+            />
+            {verdictLabel(kind)}
+          </label>
+        ))}
+      </fieldset>
+      <label htmlFor={summaryId} className="verdict-form__label">
+        Summary (optional)
+      </label>
+      <textarea
+        id={summaryId}
+        rows={3}
+        value={summary}
+        maxLength={2000}
+        onChange={(event) => {
+          setSummary(event.target.value);
+        }}
+        data-testid="verdict-summary"
+      />
+      {verdict === "approve" && unticked > 0 && (
+        <p className="verdict-form__hint" data-testid="verdict-hint">
+          {unticked} operator{unticked === 1 ? "" : "s"} above would lose state and{" "}
+          {unticked === 1 ? "is" : "are"} not acknowledged yet.
+        </p>
+      )}
+      <button
+        type="submit"
+        className="button button--primary"
+        disabled={sending}
+        data-testid="verdict-submit"
+      >
+        {verdict === "approve" ? "Approve version" : verdictLabel(verdict)} {props.version}
+      </button>
+      {errors.length > 0 && (
+        <div className="form-error" role="alert" data-testid="verdict-error">
+          {errors.map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+        </div>
+      )}
+    </form>
+  );
+}

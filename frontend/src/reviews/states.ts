@@ -1,0 +1,121 @@
+/**
+ * A version's review in words: its state, its verdicts, who is asked and who answered,
+ * and what a review request or verdict heard over the socket tells each user.
+ */
+
+import type {
+  ReviewRequest,
+  ReviewState,
+  UserRef,
+  VerdictKind,
+  VersionReview,
+} from "../api/reviews";
+import type { ReviewNewsMessage } from "../store/reviews";
+
+const STATE_WORDS: Readonly<Record<ReviewState, string>> = {
+  draft: "draft",
+  in_review: "in review",
+  changes_requested: "changes requested",
+  approved: "approved",
+  superseded: "superseded",
+};
+
+const STATE_HELP: Readonly<Record<ReviewState, string>> = {
+  draft: "No review was requested.",
+  in_review: "A review was requested; not enough approvals yet.",
+  changes_requested: "An editor or owner asked for changes.",
+  approved: "Enough editors or owners approved it.",
+  superseded: "A newer version was saved before it was approved.",
+};
+
+const VERDICT_WORDS: Readonly<Record<VerdictKind, string>> = {
+  approve: "approved",
+  request_changes: "requested changes to",
+  comment: "commented on",
+};
+
+const VERDICT_LABELS: Readonly<Record<VerdictKind, string>> = {
+  approve: "Approve",
+  request_changes: "Request changes",
+  comment: "Comment",
+};
+
+/** "in review". */
+export function stateText(state: ReviewState): string {
+  return STATE_WORDS[state];
+}
+
+/** A sentence saying what the state means. */
+export function stateHelp(state: ReviewState): string {
+  return STATE_HELP[state];
+}
+
+/** "Approve", "Request changes", "Comment". */
+export function verdictLabel(verdict: VerdictKind): string {
+  return VERDICT_LABELS[verdict];
+}
+
+/** "approved", "requested changes to", "commented on". */
+export function verdictWords(verdict: VerdictKind): string {
+  return VERDICT_WORDS[verdict];
+}
+
+/** "1 of 2 approvals". */
+export function approvalsText(approvals: number, required: number): string {
+  if (required === 0) {
+    return "no approval required";
+  }
+  return `${approvals} of ${required} approval${required === 1 ? "" : "s"}`;
+}
+
+/** The request of `review` that `user` is asked in and may still answer: the newest. */
+export function requestToAnswer(review: VersionReview, user: UserRef | null): ReviewRequest | null {
+  if (user === null || review.version !== review.latestVersion) {
+    return null;
+  }
+  const asked = review.requests.filter(
+    (request) =>
+      !request.superseded && request.reviewers.some((reviewer) => reviewer.user.id === user.id),
+  );
+  return asked.at(-1) ?? null;
+}
+
+function names(users: readonly UserRef[], you: number | null): string {
+  const named = users.map((user) => (user.id === you ? "you" : user.username));
+  if (named.length <= 1) {
+    return named.join("");
+  }
+  return `${named.slice(0, -1).join(", ")} and ${named.at(-1) ?? ""}`;
+}
+
+/**
+ * What a review request or verdict someone else made tells the user `you` (null: say
+ * nothing: they made it themselves). Whether it asks them to act is `forYou`.
+ */
+export function newsText(
+  message: ReviewNewsMessage,
+  you: number | null,
+): { readonly text: string; readonly forYou: boolean } | null {
+  if (message.type === "review_requested") {
+    const by = message.request.requestedBy;
+    if (by !== null && by.id === you) {
+      return null;
+    }
+    const reviewers = message.request.reviewers.map((reviewer) => reviewer.user);
+    const forYou = reviewers.some((user) => user.id === you);
+    const note = message.request.message === "" ? "" : `: “${message.request.message}”`;
+    return {
+      text: `${by?.username ?? "Someone"} asked ${names(reviewers, you)} to review version ${message.version}${note}`,
+      forYou,
+    };
+  }
+  const reviewer = message.verdict.reviewer;
+  if (reviewer !== null && reviewer.id === you) {
+    return null;
+  }
+  const summary = message.verdict.summary === "" ? "" : `: “${message.verdict.summary}”`;
+  return {
+    text: `${reviewer?.username ?? "Someone"} ${verdictWords(message.verdict.verdict)} version ${message.version}${summary} (now ${stateText(message.state)})`,
+    forYou: false,
+  };
+}
