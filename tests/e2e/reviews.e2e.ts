@@ -1,0 +1,265 @@
+/**
+ * A team of two reviews a plan in the browser: comments on the canvas, a review
+ * requested and answered live, the state-loss gate on the approval, and a comment
+ * that a later version makes outdated.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+
+import {
+  api,
+  connect,
+  firstWorkspace,
+  newUser,
+  openEditor,
+  screenshot,
+  signedIn,
+  type TestUser,
+} from "./support";
+
+const contexts: BrowserContext[] = [];
+let ada: TestUser;
+let grace: TestUser;
+let workspaceId: number;
+
+// The total has no uid: its OperatorID follows from its place in the graph, so an
+// operator inserted upstream of it gives its state nowhere to be restored.
+const DOCUMENT = {
+  format: "streamgraph/v1",
+  name: "orders",
+  config: { defaultParallelism: 2 },
+  nodes: [
+    {
+      id: 1,
+      name: "Source: Orders",
+      operator: "source.sequence",
+      params: { from: 1, to: 100 },
+      uid: "orders",
+      ui: { x: 40, y: 120 },
+    },
+    { id: 2, name: "Amount", operator: "map", params: { fn: "x * 10" }, ui: { x: 300, y: 120 } },
+    { id: 3, name: "Total", operator: "reduce", params: { fn: "a + b" }, ui: { x: 560, y: 120 } },
+    { id: 4, name: "Sink: Out", operator: "sink.print", ui: { x: 820, y: 120 } },
+  ],
+  edges: [
+    { source: 1, target: 2, partitioner: "FORWARD" },
+    { source: 2, target: 3, partitioner: "HASH", key: { fn: "x % 7" } },
+    { source: 3, target: 4, partitioner: "FORWARD" },
+  ],
+};
+
+beforeAll(async () => {
+  ada = await newUser("ada");
+  grace = await newUser("grace");
+  workspaceId = (await firstWorkspace(ada)).id;
+  await api("POST", `workspaces/${workspaceId}/members/`, ada.token, {
+    username: grace.username,
+    role: "editor",
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+});
+
+async function newPipeline(name: string): Promise<number> {
+  const created = await api<{ id: number }>("POST", "pipelines/", ada.token, {
+    workspace: workspaceId,
+    name,
+    document: DOCUMENT,
+  });
+  return created.id;
+}
+
+async function open(user: TestUser, pipelineId: number): Promise<Page> {
+  const { context, page } = await signedIn(user);
+  contexts.push(context);
+  await openEditor(page, pipelineId);
+  return page;
+}
+
+describe("comments", () => {
+  it("opens a thread on an operator, replies, names an unknown mention, and resolves", async () => {
+    const pipelineId = await newPipeline("Comments");
+    const adaPage = await open(ada, pipelineId);
+    const gracePage = await open(grace, pipelineId);
+
+    await adaPage.getByTestId("node-3").click();
+    await adaPage.getByTestId("side-comments").click();
+    expect(await adaPage.getByTestId("new-thread-target").inputValue()).toBe("node:3");
+    await adaPage.getByTestId("new-thread-body").fill(`@nobody-here, @${grace.username}: why?`);
+    await adaPage.getByTestId("new-thread-submit").click();
+    const refusal = adaPage.getByTestId("new-thread-error");
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain("@nobody-here is not a member of this workspace");
+
+    await adaPage.getByTestId("new-thread-body").fill(`@${grace.username}: why a reduce here?`);
+    await adaPage.getByTestId("new-thread-submit").click();
+    const adaThread = adaPage.locator('[data-testid^="thread-"][data-status="open"]').first();
+    await adaThread.waitFor();
+    expect(await adaThread.locator("mark.mention").textContent()).toBe(`@${grace.username}`);
+
+    // Grace sees the badge on the operator and the thread, without reloading.
+    const badge = gracePage.getByTestId("comment-badge-node-3");
+    await badge.waitFor();
+    expect(await badge.textContent()).toContain("1");
+    await badge.click();
+    const graceThread = gracePage.locator('[data-testid^="thread-"][data-status="open"]').first();
+    await graceThread.waitFor();
+    const threadId = ((await graceThread.getAttribute("data-testid")) ?? "").replace("thread-", "");
+    await gracePage.getByTestId(`thread-${threadId}-reply-body`).fill("It sums per key.");
+    await gracePage.getByTestId(`thread-${threadId}-reply-submit`).click();
+    await expect
+      .poll(() => adaPage.getByTestId(`thread-${threadId}`).textContent())
+      .toContain("It sums per key.");
+
+    // Ada resolves it: it leaves the open list, and the badge goes.
+    await adaPage.getByTestId(`thread-${threadId}-resolve`).click();
+    await adaPage.getByTestId("comments-empty").waitFor();
+    await gracePage.getByTestId("comment-badge-node-3").waitFor({ state: "detached" });
+    await gracePage.getByTestId("comments-filter-resolved").click();
+    await gracePage.getByTestId(`thread-${threadId}-reopen`).waitFor();
+    await screenshot(gracePage, "comments");
+  });
+});
+
+async function dropFromPalette(page: Page, kind: string, x: number, y: number): Promise<void> {
+  await page.getByTestId(`palette-${kind}`).dragTo(page.getByTestId("canvas"), {
+    targetPosition: { x, y },
+  });
+}
+
+async function notices(page: Page): Promise<string> {
+  return (await page.locator(".notice-toast").allTextContents()).join(" ");
+}
+
+async function saveVersion(page: Page, number: number, message: string): Promise<void> {
+  await page.getByText(/Saved · rev \d+/).waitFor();
+  await page.getByTestId("side-versions").click();
+  await page.getByTestId("version-message").fill(message);
+  await page.getByTestId("version-save").click();
+  await page.getByTestId(`version-row-${number}`).waitFor();
+}
+
+describe("a review of a plan", () => {
+  it("asks, comments, refuses an approval that skips a state loss, approves, goes outdated", async () => {
+    // Version 1 is approved: the reference later versions' state is checked against.
+    const pipelineId = await newPipeline("Orders");
+    const reviews = `pipelines/${pipelineId}/versions/1/reviews/`;
+    await api("POST", `pipelines/${pipelineId}/versions/`, ada.token, { message: "First cut" });
+    const first = await api<{ requests: { id: number }[] }>("POST", reviews, ada.token, {
+      reviewers: [grace.username],
+      message: "The baseline",
+    });
+    await api("POST", `${reviews}${first.requests[0]?.id ?? 0}/verdicts/`, grace.token, {
+      verdict: "approve",
+    });
+
+    const adaPage = await open(ada, pipelineId);
+    const gracePage = await open(grace, pipelineId);
+    await gracePage.getByTestId("side-versions").click();
+    await expect
+      .poll(() => gracePage.getByTestId("review-state-1").getAttribute("data-state"))
+      .toBe("approved");
+
+    // Ada inserts a filter between the source and the amount: every OperatorID downstream
+    // of it changes, the total's too, so its state saved under version 1 has nowhere to go.
+    // The edge runs inside a chain box, which covers its line: click it where it is.
+    await adaPage.getByTestId("edge-1-2-0-0").dispatchEvent("click");
+    await adaPage.getByTestId("edge-chain-status").waitFor();
+    await adaPage.keyboard.press("Delete");
+    await adaPage.getByTestId("edge-1-2-0-0").waitFor({ state: "detached" });
+    await dropFromPalette(adaPage, "filter", 260, 420);
+    await adaPage.getByTestId("node-5").waitFor();
+    await connect(adaPage, 1, 5);
+    await connect(adaPage, 5, 2);
+    await adaPage.getByTestId("edge-5-2-0-0").waitFor();
+    await saveVersion(adaPage, 2, "Drop bad orders before the amount");
+
+    await adaPage.getByTestId("version-request-review-2").click();
+    await adaPage.getByTestId(`reviewer-${grace.username}`).check();
+    await adaPage.getByTestId("request-review-message").fill("Does the total survive?");
+    await adaPage.getByTestId("request-review-submit").click();
+    await expect
+      .poll(() => adaPage.getByTestId("review-state-2").getAttribute("data-state"))
+      .toBe("in_review");
+
+    // Grace hears of it at once, and opens the review from the history.
+    await expect
+      .poll(() => notices(gracePage))
+      .toContain(`${ada.username} asked you to review version 2: “Does the total survive?”`);
+    await expect
+      .poll(() => gracePage.getByTestId("review-state-2").getAttribute("data-state"))
+      .toBe("in_review");
+    await gracePage.getByTestId("version-review-2").click();
+    await gracePage.waitForURL(/\/pipelines\/\d+\/versions\/2\/review$/);
+    const risks = gracePage.locator('[data-testid^="state-risk-"]');
+    await risks.first().waitFor();
+    expect(await risks.count()).toBe(1);
+    const risk = risks.first();
+    expect(await risk.textContent()).toContain("Total");
+    const operatorId = ((await risk.getAttribute("data-testid")) ?? "").replace("state-risk-", "");
+    expect(operatorId).toMatch(/^[0-9a-f]{32}$/);
+    expect(await risk.textContent()).toContain(operatorId);
+    expect(await gracePage.getByTestId("review-state").getAttribute("data-state")).toBe(
+      "in_review",
+    );
+
+    // She comments on the total, on the version under review.
+    await gracePage.getByTestId("diff-node-3").click();
+    expect(await gracePage.getByTestId("new-thread-target").inputValue()).toBe("node:3");
+    await gracePage
+      .getByTestId("new-thread-body")
+      .fill(`@${ada.username} the total starts from zero after this: intended?`);
+    await gracePage.getByTestId("new-thread-submit").click();
+    const thread = gracePage.locator('[data-testid^="thread-"][data-status="open"]').first();
+    await thread.waitFor();
+    const threadId = ((await thread.getAttribute("data-testid")) ?? "").replace("thread-", "");
+    expect(await thread.textContent()).toContain("on version 2");
+    await gracePage.getByTestId("comment-badge-node-3").waitFor();
+
+    // An approval that does not acknowledge the total is refused, naming it.
+    await gracePage.getByTestId("review-tab-review").click();
+    await gracePage.getByTestId("verdict-hint").waitFor();
+    await gracePage.getByTestId("verdict-summary").fill("Fine by me.");
+    await gracePage.getByTestId("verdict-submit").click();
+    const refusal = gracePage.getByTestId("verdict-error");
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain(`Total (${operatorId})`);
+    expect(await gracePage.getByTestId("review-state").getAttribute("data-state")).toBe(
+      "in_review",
+    );
+    await screenshot(gracePage, "review-state-loss");
+
+    // Acknowledged, it goes through.
+    await gracePage.getByTestId(`ack-${operatorId}`).check();
+    await gracePage.getByTestId("verdict-submit").click();
+    await expect
+      .poll(() => gracePage.getByTestId("review-state").getAttribute("data-state"))
+      .toBe("approved");
+    expect(await gracePage.getByTestId("review-approvals").textContent()).toBe("1 of 1 approval");
+
+    // Ada sees the verdict without reloading.
+    await expect
+      .poll(() => notices(adaPage))
+      .toContain(`${grace.username} approved version 2: “Fine by me.” (now approved)`);
+    await expect
+      .poll(() => adaPage.getByTestId("review-state-2").getAttribute("data-state"))
+      .toBe("approved");
+
+    // A uid on the total changes its OperatorID: Grace's thread is outdated, and says why.
+    await adaPage.getByTestId("side-properties").click();
+    await adaPage.getByTestId("node-3").click();
+    await adaPage.getByTestId("prop-uid").fill("total");
+    await adaPage.getByTestId("prop-uid").press("Enter");
+    await saveVersion(adaPage, 3, "Pin the total's state to a uid");
+    await adaPage.getByTestId("side-comments").click();
+    await adaPage.getByTestId("comments-filter-outdated").click();
+    const causes = adaPage.getByTestId(`thread-${threadId}-causes`);
+    await causes.waitFor();
+    expect(await causes.textContent()).toContain("OperatorID changed");
+    await adaPage.getByTestId(`thread-${threadId}-outdated`).waitFor();
+    await screenshot(adaPage, "comments-outdated");
+  });
+});
