@@ -256,6 +256,11 @@ export function markMentionsRead(ids: readonly number[]): Promise<Inbox> {
   return request("POST", "me/mentions/read/", { body: { mentions: ids } });
 }
 
+/** Mark every mention read; answers the new counts. */
+export function markAllMentionsRead(): Promise<Inbox> {
+  return request("POST", "me/mentions/read/", { body: { all: true } });
+}
+
 // Activity ---------------------------------------------------------------------------------
 
 export function listActivity(

@@ -6,6 +6,8 @@ import * as api from "../api/resources";
 import { useAccount } from "../store/account";
 import { colourOf, initialOf } from "../ui/avatar";
 import { downloadText, fileStem } from "./download";
+import { Inbox } from "./Inbox";
+import { ReviewPolicySection } from "./ReviewPolicySection";
 
 function message(error: unknown): string {
   return error instanceof ApiError ? error.detail : String(error);
@@ -71,6 +73,7 @@ export function HomePage({ workspace: chosen }: { readonly workspace: number | n
           />
         </aside>
         <main className="home__main">
+          <Inbox />
           {error !== null && <p className="form-error">{error}</p>}
           {current !== null && <WorkspacePipelines key={current.id} workspace={current} />}
           {workspaces?.length === 0 && (
@@ -259,6 +262,7 @@ function WorkspacePipelines({ workspace }: { readonly workspace: api.Workspace }
         </table>
       )}
       <MembersSection workspace={workspace} />
+      <ReviewPolicySection workspace={workspace} />
     </section>
   );
 }

@@ -100,6 +100,7 @@ export function CommentsPanel(props: {
               viewer={viewer}
               now={now}
               onSelection={onSelection(thread)}
+              focused={thread.id === focus}
               onReveal={props.onReveal}
             />
           ))}

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 
 import * as reviews from "../api/reviews";
 import type { StoreApi } from "../store/hooks";
@@ -27,12 +27,21 @@ export function ThreadCard(props: {
   readonly now: number;
   /** The thread is about what is selected on the canvas. */
   readonly onSelection: boolean;
+  /** The thread was asked for (a mention opened from the home page): shown in view. */
+  readonly focused?: boolean;
   readonly onReveal?: ((thread: reviews.CommentThread) => void) | undefined;
 }) {
   const { thread, store, viewer, now } = props;
   const pipeline = thread.pipeline;
   const [problem, setProblem] = useState<string | null>(null);
   const resolved = thread.status === "resolved";
+  const item = useRef<HTMLLIElement>(null);
+  const focused = props.focused === true;
+  useEffect(() => {
+    if (focused) {
+      item.current?.scrollIntoView({ block: "nearest" });
+    }
+  }, [focused]);
   const act = (action: () => Promise<void>): void => {
     action().then(
       () => {
@@ -48,10 +57,11 @@ export function ThreadCard(props: {
     "thread",
     resolved ? "is-resolved" : "",
     thread.outdated ? "is-outdated" : "",
-    props.onSelection ? "is-on-selection" : "",
+    props.onSelection || focused ? "is-on-selection" : "",
   ].join(" ");
   return (
     <li
+      ref={item}
       className={classes}
       data-testid={`thread-${thread.id}`}
       data-status={thread.status}
