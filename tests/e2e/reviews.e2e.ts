@@ -263,3 +263,79 @@ describe("a review of a plan", () => {
     await screenshot(adaPage, "comments-outdated");
   });
 });
+
+describe("the home page", () => {
+  it("shows what waits for you, opens it, and lets owners set the review policy", async () => {
+    const kim = await newUser("kim");
+    await api("POST", `workspaces/${workspaceId}/members/`, ada.token, {
+      username: kim.username,
+      role: "viewer",
+    });
+    const pipelineId = await newPipeline("Inbox");
+    await api("POST", `pipelines/${pipelineId}/versions/`, ada.token, { message: "First cut" });
+    await api("POST", `pipelines/${pipelineId}/versions/1/reviews/`, ada.token, {
+      reviewers: [kim.username],
+      message: "A second pair of eyes",
+    });
+    const thread = await api<{ id: number }>(
+      "POST",
+      `pipelines/${pipelineId}/comments/`,
+      ada.token,
+      {
+        version: 1,
+        target: { kind: "node", node: 2 },
+        body: `@${kim.username} is x * 10 right?`,
+      },
+    );
+
+    const { context, page } = await signedIn(kim);
+    contexts.push(context);
+    await page.goto("/");
+    await expect.poll(() => page.getByTestId("inbox-reviews-count").textContent()).toBe("1");
+    expect(await page.getByTestId("inbox-mentions-count").textContent()).toBe("1");
+    await screenshot(page, "inbox");
+
+    // The mention opens its thread in the editor, and is read.
+    await page.locator('[data-testid^="inbox-mention-"] button').click();
+    await page.waitForURL(new RegExp(`/pipelines/${pipelineId}\\?thread=${thread.id}$`));
+    await page.getByTestId(`thread-${thread.id}`).waitFor();
+    expect(await page.getByTestId(`thread-${thread.id}`).getAttribute("class")).toContain(
+      "is-on-selection",
+    );
+    await page.goto("/");
+    await expect.poll(() => page.getByTestId("inbox-mentions-count").textContent()).toBe("0");
+
+    // The review opens its page; once answered, it no longer waits.
+    await page.locator('[data-testid^="inbox-review-"] button').click();
+    await page.waitForURL(new RegExp(`/pipelines/${pipelineId}/versions/1/review$`));
+    await page.getByTestId("verdict-comment").check();
+    await page.getByTestId("verdict-summary").fill("Reads well.");
+    await page.getByTestId("verdict-submit").click();
+    await expect
+      .poll(async () =>
+        (await page.locator('[data-testid^="verdict-chip-"]').allTextContents()).join(),
+      )
+      .toContain("Comment");
+    await page.goto("/");
+    await expect.poll(() => page.getByTestId("inbox-reviews-count").textContent()).toBe("0");
+
+    // In her own workspace Kim is the owner and sets how it reviews.
+    await page.getByRole("button", { name: `${kim.username}'s workspace` }).click();
+    await page.getByTestId("policy-required").fill("2");
+    await page.getByTestId("policy-approved-runs").check();
+    await page.getByTestId("policy-save").click();
+    await page.getByTestId("policy-saved").waitFor();
+    const own = await firstWorkspaceOf(kim);
+    const policy = await api<{ requiredApprovals: number; requireApprovalToRun: boolean }>(
+      "GET",
+      `workspaces/${own}/review-policy/`,
+      kim.token,
+    );
+    expect([policy.requiredApprovals, policy.requireApprovalToRun]).toEqual([2, true]);
+  });
+});
+
+async function firstWorkspaceOf(user: TestUser): Promise<number> {
+  const workspaces = await api<{ id: number; role: string }[]>("GET", "workspaces/", user.token);
+  return workspaces.find((w) => w.role === "owner")?.id ?? 0;
+}
