@@ -261,6 +261,21 @@ describe("a review of a plan", () => {
     expect(await causes.textContent()).toContain("OperatorID changed");
     await adaPage.getByTestId(`thread-${threadId}-outdated`).waitFor();
     await screenshot(adaPage, "comments-outdated");
+
+    // The diff of versions 2 and 3 shows the thread read at each: current in 2, outdated in 3.
+    await adaPage.getByTestId("side-versions").click();
+    await adaPage.getByTestId("version-changes-3").click();
+    await adaPage.waitForURL(/\/diff\?from=2&to=3$/);
+    await adaPage.getByTestId("comment-badge-node-3").waitFor();
+    await adaPage.getByTestId("diff-tab-threads").click();
+    const older = adaPage.getByTestId("diff-threads-older");
+    await older.getByTestId(`thread-${threadId}`).waitFor();
+    expect(await older.getByTestId(`thread-${threadId}`).getAttribute("data-outdated")).toBe(
+      "false",
+    );
+    const newer = adaPage.getByTestId("diff-threads-newer");
+    await newer.getByTestId("comments-filter-outdated").click();
+    await newer.getByTestId(`thread-${threadId}-causes`).waitFor();
   });
 });
 

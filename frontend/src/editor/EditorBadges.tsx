@@ -1,7 +1,8 @@
-import type { ReactNode } from "react";
+import { useMemo, type ReactNode } from "react";
 
 import { CanvasBadges, type CanvasElement } from "../canvas/badges";
 import { useCommentBadges } from "../reviews/CommentBadges";
+import { ElementCounts } from "../reviews/threads";
 import { useCommentSummary } from "../reviews/useComments";
 import { useStore } from "../store/hooks";
 import { useDocumentStore, useEditor } from "./context";
@@ -21,6 +22,7 @@ export function EditorBadges(props: {
   const summary = useStore(session.reviews, (state) =>
     state.summary?.at === "working" ? state.summary : null,
   );
-  const badgesOf = useCommentBadges(summary, props.onOpen);
+  const counts = useMemo(() => new ElementCounts(summary), [summary]);
+  const badgesOf = useCommentBadges(counts, props.onOpen);
   return <CanvasBadges badgesOf={badgesOf}>{props.children}</CanvasBadges>;
 }

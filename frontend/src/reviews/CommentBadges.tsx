@@ -1,8 +1,7 @@
 import { useMemo } from "react";
 
 import type { BadgesOf, CanvasElement } from "../canvas/badges";
-import type { CommentSummary } from "../api/reviews";
-import { countText, ElementCounts, type OpenCounts } from "./threads";
+import { countText, type CountsOf, type OpenCounts } from "./threads";
 import "./reviews.css";
 
 function elementId(element: CanvasElement): string {
@@ -69,18 +68,19 @@ function CommentBadge(props: {
 /**
  * The badges of open comment threads on every element of a canvas, from the counts read
  * where the canvas is (`CanvasBadges badgesOf={...}`); `onOpen` opens an element's threads.
+ * Give `counts` anew only when they change: every badge is drawn again.
  */
 export function useCommentBadges(
-  summary: CommentSummary | null,
+  counts: CountsOf,
   onOpen?: (element: CanvasElement) => void,
 ): BadgesOf {
-  return useMemo(() => {
-    const counts = new ElementCounts(summary);
-    return (element: CanvasElement) => {
+  return useMemo(
+    () => (element: CanvasElement) => {
       const found = counts.of(element);
       return found === null ? null : (
         <CommentBadge element={element} counts={found} onOpen={onOpen} />
       );
-    };
-  }, [summary, onOpen]);
+    },
+    [counts, onOpen],
+  );
 }

@@ -19,8 +19,9 @@ import { ReviewFeed } from "./reviewFeed";
 import { ReviewPanel } from "./ReviewPanel";
 import { newsText } from "./states";
 import { targetChoices, WHOLE_PIPELINE } from "./targets";
-import type { Viewer } from "./threads";
+import { ElementCounts } from "./threads";
 import { useCommentSummary } from "./useComments";
+import { useWorkspaceViewer } from "./useWorkspaceViewer";
 import "../versions/versions.css";
 import "./reviews.css";
 
@@ -28,7 +29,6 @@ type Tab = "review" | "comments" | "changes";
 
 interface Comparison {
   readonly pipeline: api.PipelineDetail;
-  readonly role: api.Role | null;
   /** The version compared with: the last approved one before, else the one before. */
   readonly base: number;
   readonly diff: api.PlanDiff;
@@ -77,15 +77,13 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
       if (base === null) {
         return null;
       }
-      const [pipeline, workspaces, diff, before, after] = await Promise.all([
+      const [pipeline, diff, before, after] = await Promise.all([
         api.getPipeline(pipelineId, signal),
-        api.listWorkspaces(),
         api.getDiff(pipelineId, base, version, signal),
         api.getVersion(pipelineId, base, signal),
         api.getVersion(pipelineId, version, signal),
       ]);
-      const role = workspaces.find((w) => w.id === pipeline.workspace)?.role ?? null;
-      return { pipeline, role, base, diff, before: before.document, after: after.document };
+      return { pipeline, base, diff, before: before.document, after: after.document };
     },
     [pipelineId, version, base],
   );
@@ -96,8 +94,7 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
     [compared],
   );
 
-  const role = compared?.role ?? null;
-  const viewer: Viewer | null = user === null || role === null ? null : { user, role };
+  const viewer = useWorkspaceViewer(compared?.pipeline.workspace ?? null);
   const [tab, setTab] = useState<Tab>("review");
   const [picked, setPicked] = useState<number | null>(null);
   const now = useNow();
@@ -106,7 +103,8 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
   const summary = useStore(feed.store, (state) =>
     state.summary?.at === version ? state.summary : null,
   );
-  const badgesOf = useCommentBadges(summary);
+  const counts = useMemo(() => new ElementCounts(summary), [summary]);
+  const badgesOf = useCommentBadges(counts);
   const choices = useMemo(() => {
     if (compared === null || picked === null) {
       return [WHOLE_PIPELINE];

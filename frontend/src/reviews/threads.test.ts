@@ -8,6 +8,7 @@ import {
   filterOf,
   mayChange,
   mayResolve,
+  SidedCounts,
   type Viewer,
 } from "./threads";
 
@@ -75,5 +76,30 @@ describe("element counts", () => {
   it("read in words", () => {
     expect(countText({ open: 1, outdated: 0 })).toBe("1 open thread");
     expect(countText({ open: 1, outdated: 2 })).toBe("3 open threads (2 outdated)");
+  });
+});
+
+describe("the counts of a diff", () => {
+  const newer = new ElementCounts(
+    summary({
+      nodes: [{ node: 3, ...counts(0, 2) }],
+      edges: [{ edge: [1, 2, 0, 0], ...counts(1) }],
+    }),
+  );
+  const older = new ElementCounts(
+    summary({ nodes: [{ node: 3, ...counts(1) }], edges: [{ edge: [1, 2, 0, 0], ...counts(4) }] }),
+  );
+
+  it("are the newer version's for its elements and the older one's for those it removed", () => {
+    const removed = { nodes: new Set([3]), edges: new Set<string>() };
+    const sided = new SidedCounts(newer, older, removed);
+    expect(sided.of({ kind: "node", node: 3 })).toEqual({ open: 1, outdated: 0 });
+    expect(sided.of({ kind: "edge", edge: "1-2-0-0" })).toEqual({ open: 1, outdated: 0 });
+    const edgeRemoved = new SidedCounts(newer, older, {
+      nodes: new Set<number>(),
+      edges: new Set(["1-2-0-0"]),
+    });
+    expect(edgeRemoved.of({ kind: "edge", edge: "1-2-0-0" })).toEqual({ open: 4, outdated: 0 });
+    expect(edgeRemoved.of({ kind: "node", node: 3 })).toEqual({ open: 0, outdated: 2 });
   });
 });

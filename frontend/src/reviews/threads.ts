@@ -71,8 +71,14 @@ function openOf(counts: TargetCounts): OpenCounts | null {
     : { open: counts.open, outdated: counts.outdated };
 }
 
+/** The open threads of each element of a canvas. */
+export interface CountsOf {
+  /** The element's open threads; null for none. */
+  of(element: CanvasElement): OpenCounts | null;
+}
+
 /** The open threads of each canvas element, from the counts read where the canvas is. */
-export class ElementCounts {
+export class ElementCounts implements CountsOf {
   private readonly nodes: ReadonlyMap<number, OpenCounts>;
   private readonly edges: ReadonlyMap<string, OpenCounts>;
   private readonly vertices: ReadonlyMap<string, OpenCounts>;
@@ -115,6 +121,28 @@ export class ElementCounts {
       case "chain":
         return this.vertices.get(element.vertex) ?? null;
     }
+  }
+}
+
+/**
+ * The counts of a canvas that draws two versions (the diff): the newer version's for its
+ * own elements, the older one's for the elements it removed (drawn ghosted).
+ */
+export class SidedCounts implements CountsOf {
+  constructor(
+    private readonly newer: CountsOf,
+    private readonly older: CountsOf,
+    private readonly removed: {
+      readonly nodes: ReadonlySet<number>;
+      readonly edges: ReadonlySet<string>;
+    },
+  ) {}
+
+  of(element: CanvasElement): OpenCounts | null {
+    const old =
+      (element.kind === "node" && this.removed.nodes.has(element.node)) ||
+      (element.kind === "edge" && this.removed.edges.has(element.edge));
+    return (old ? this.older : this.newer).of(element);
   }
 }
 

@@ -1,6 +1,9 @@
 import { useCallback, useMemo, useState } from "react";
 
 import * as api from "../api/resources";
+import { CanvasBadges } from "../canvas/badges";
+import { DiffThreads, useDiffComments } from "../reviews/DiffComments";
+import { useWorkspaceViewer } from "../reviews/useWorkspaceViewer";
 import type { StreamGraphDocument } from "../graph/streamgraph";
 import { useResource } from "../ui/useResource";
 import { DiffCanvas, type Focus } from "./DiffCanvas";
@@ -29,8 +32,9 @@ async function documentOf(
 
 /**
  * Two versions compared: the newer one's graph, read-only, with added, removed
- * (ghosted) and changed elements marked; the savepoint verdict; and every change
- * on the StreamGraph, JobGraph and ExecutionGraph listed beside it.
+ * (ghosted) and changed elements marked and their open comment threads counted; the
+ * savepoint verdict; every change on the StreamGraph, JobGraph and ExecutionGraph
+ * listed beside it, and the threads of both versions, each read at its own.
  */
 export function DiffPage(props: {
   readonly pipelineId: number;
@@ -62,6 +66,18 @@ export function DiffPage(props: {
   const reveal = useCallback((node: number) => {
     setFocus((current) => ({ node, serial: (current?.serial ?? 0) + 1 }));
   }, []);
+  const removed = useMemo(
+    () =>
+      graph === null
+        ? null
+        : {
+            nodes: new Set(graph.nodes.filter((n) => n.change === "removed").map((n) => n.node.id)),
+            edges: new Set(graph.edges.filter((e) => e.change === "removed").map((e) => e.id)),
+          },
+    [graph],
+  );
+  const comments = useDiffComments(pipelineId, from, to, removed);
+  const viewer = useWorkspaceViewer(data?.pipeline.workspace ?? null);
 
   return (
     <div className="diff-page" data-testid="diff-page">
@@ -92,9 +108,33 @@ export function DiffPage(props: {
           <VerdictBanner verdict={savepointVerdict(data.diff, from, to)} />
           <div className="diff-page__body">
             <div className="diff-page__canvas">
-              <DiffCanvas graph={graph} focus={focus} />
+              <CanvasBadges badgesOf={comments.badgesOf}>
+                <DiffCanvas graph={graph} focus={focus} />
+              </CanvasBadges>
             </div>
-            <DiffSidePanel diff={data.diff} graph={graph} onReveal={reveal} />
+            <DiffSidePanel
+              diff={data.diff}
+              graph={graph}
+              onReveal={reveal}
+              threads={{
+                open: comments.open,
+                panel: (
+                  <DiffThreads
+                    pipelineId={pipelineId}
+                    from={from}
+                    to={to}
+                    sides={comments.sides}
+                    viewer={viewer}
+                    onReveal={(thread) => {
+                      const node = thread.target.node ?? thread.target.edge?.[0] ?? null;
+                      if (node !== null) {
+                        reveal(node);
+                      }
+                    }}
+                  />
+                ),
+              }}
+            />
           </div>
         </>
       )}

@@ -1,18 +1,50 @@
+import { useState, type ReactNode } from "react";
+
 import type { PlanDiff } from "../api/resources";
 import { DiagnosticsList, ExecutionGraphChangeList, JobGraphChangeList } from "./PlanChangeLists";
 import { SavepointTable } from "./SavepointTable";
 import { StreamGraphChangeList } from "./StreamGraphChangeList";
 import type { DiffGraph } from "./diffModel";
 
-/** Everything the diff says, beside the canvas: state first, then the three graph levels. */
+/**
+ * Everything the diff says, beside the canvas: state first, then the three graph levels;
+ * and, when the page gives them, the comment threads of both versions on a tab of their own.
+ */
 export function DiffSidePanel(props: {
   readonly diff: PlanDiff;
   readonly graph: DiffGraph;
   readonly onReveal: (node: number) => void;
+  readonly threads?: { readonly open: number | null; readonly panel: ReactNode };
 }) {
+  const [tab, setTab] = useState<"changes" | "threads">("changes");
+  const { threads } = props;
   return (
     <aside className="diff-page__side" data-testid="diff-details">
-      <DiffDetails {...props} />
+      {threads !== undefined && (
+        <nav className="tabs diff-page__tabs" aria-label="Diff details">
+          <button
+            type="button"
+            className={tab === "changes" ? "tab is-active" : "tab"}
+            onClick={() => {
+              setTab("changes");
+            }}
+            data-testid="diff-tab-changes"
+          >
+            Changes
+          </button>
+          <button
+            type="button"
+            className={tab === "threads" ? "tab is-active" : "tab"}
+            onClick={() => {
+              setTab("threads");
+            }}
+            data-testid="diff-tab-threads"
+          >
+            Comments{threads.open !== null && threads.open > 0 ? ` (${threads.open})` : ""}
+          </button>
+        </nav>
+      )}
+      {tab === "changes" || threads === undefined ? <DiffDetails {...props} /> : threads.panel}
     </aside>
   );
 }
