@@ -354,3 +354,45 @@ async function firstWorkspaceOf(user: TestUser): Promise<number> {
   const workspaces = await api<{ id: number; role: string }[]>("GET", "workspaces/", user.token);
   return workspaces.find((w) => w.role === "owner")?.id ?? 0;
 }
+
+describe("the activity feed", () => {
+  it("lists what happened, newest first, a page at a time", async () => {
+    const pipelineId = await newPipeline("Activity");
+    await api("POST", `pipelines/${pipelineId}/versions/`, ada.token, { message: "First cut" });
+    const thread = await api<{ id: number }>(
+      "POST",
+      `pipelines/${pipelineId}/comments/`,
+      ada.token,
+      {
+        version: 1,
+        target: { kind: "pipeline" },
+        body: "Reply count: 0",
+      },
+    );
+    for (let n = 1; n <= 30; n += 1) {
+      await api("POST", `pipelines/${pipelineId}/comments/${thread.id}/replies/`, grace.token, {
+        body: `Reply count: ${n}`,
+      });
+    }
+    const page = await open(ada, pipelineId);
+    await page.getByTestId("side-activity").click();
+    await expect.poll(() => page.locator(".activity__item").count()).toBe(30);
+    expect(await page.locator(".activity__item").first().textContent()).toContain(
+      `${grace.username} replied on orders: “Reply count: 30”`,
+    );
+    await page.getByTestId("activity-more").click();
+    await expect.poll(() => page.locator(".activity__item").count()).toBe(32);
+    expect(await page.locator(".activity__item").last().textContent()).toContain(
+      `${ada.username} saved version 1: “First cut”`,
+    );
+    await page.getByTestId("activity-more").waitFor({ state: "detached" });
+
+    // Something new puts the feed back at its top.
+    await api("POST", `pipelines/${pipelineId}/comments/${thread.id}/replies/`, grace.token, {
+      body: "One more",
+    });
+    await expect
+      .poll(async () => (await page.locator(".activity__item").first().textContent()) ?? "")
+      .toContain("One more");
+  });
+});

@@ -1,4 +1,5 @@
 import { navigate } from "../app/router";
+import { ActivityPanel } from "../reviews/ActivityPanel";
 import { RunsPanel } from "../runs/RunsPanel";
 import { useStore } from "../store/hooks";
 import { VersionsPanel } from "../versions/VersionsPanel";
@@ -7,16 +8,20 @@ import { useDocumentStore, useEditor } from "./context";
 import { Inspector } from "./Inspector";
 import type { Notify } from "./notices";
 
-export type Side = "properties" | "versions" | "runs" | "comments";
+export type Side = "properties" | "versions" | "runs" | "comments" | "activity";
 
 const TABS: readonly (readonly [Side, string])[] = [
   ["properties", "Properties"],
   ["versions", "Versions"],
   ["runs", "Runs"],
   ["comments", "Comments"],
+  ["activity", "Activity"],
 ];
 
-/** The right-hand panel: the inspector, the pipeline's versions, its runs, or its comments. */
+/**
+ * The right-hand panel: the inspector, the pipeline's versions, its runs, its comments,
+ * or what happened to it.
+ */
 export function SidePanel({
   pipelineId,
   workspaceId,
@@ -39,6 +44,7 @@ export function SidePanel({
   const latestRun = useStore(session.state, (state) => state.runStarted?.run ?? null);
   const isOwner = useStore(session.state, (state) => state.you?.role === "owner");
   const reviewNews = useStore(session.reviews, (state) => state.news?.serial ?? 0);
+  const reviewHeard = useStore(session.reviews, (state) => state.heard);
   const openThreads = useStore(session.reviews, (state) =>
     state.summary === null ? null : state.summary.total.open + state.summary.total.outdated,
   );
@@ -93,6 +99,12 @@ export function SidePanel({
         {side === "runs" && <RunsPanel pipelineId={pipelineId} latestRun={latestRun} />}
         {side === "comments" && (
           <CommentsTab pipelineId={pipelineId} notify={notify} focusThread={focusThread} />
+        )}
+        {side === "activity" && (
+          <ActivityPanel
+            pipelineId={pipelineId}
+            refreshKey={`${latestVersion ?? 0}#${latestRun ?? 0}#${reviewHeard}`}
+          />
         )}
       </div>
     </aside>

@@ -145,6 +145,7 @@ describe("the review store", () => {
     store.getState().receive(given);
     expect(store.getState().news).toEqual({ serial: 2, message: given });
     expect(store.getState().changes).toBe(0);
+    expect(store.getState().heard).toBe(2);
   });
 
   it("takes messages before the threads are loaded without making a list up", () => {

@@ -48,6 +48,8 @@ export interface ReviewStoreState {
   readonly changes: number;
   /** The last review request or verdict heard while open. */
   readonly news: ReviewNews | null;
+  /** Counts every message heard (what follows a pipeline's activity reads it again). */
+  readonly heard: number;
 }
 
 export interface ReviewStoreActions {
@@ -169,6 +171,7 @@ export function createReviewStore(): StoreApi<ReviewStore> {
     summary: null,
     changes: 0,
     news: null,
+    heard: 0,
     loaded: (at, page, more = false) => {
       const current = get();
       const earlier = more && current.at === at ? (current.threads ?? []) : [];
@@ -199,14 +202,16 @@ export function createReviewStore(): StoreApi<ReviewStore> {
     },
     receive: (message) => {
       const state = get();
+      const heard = state.heard + 1;
       if (message.type === "review_requested" || message.type === "review_verdict") {
-        set({ news: { serial: (state.news?.serial ?? 0) + 1, message } });
+        set({ news: { serial: (state.news?.serial ?? 0) + 1, message }, heard });
         return;
       }
       const folded = foldMessage(state.threads ?? [], state.at, message);
       set({
         threads: state.threads === null ? null : folded.threads,
         changes: folded.changed ? state.changes + 1 : state.changes,
+        heard,
       });
     },
   }));
