@@ -87,7 +87,7 @@ describe("comments", () => {
 
     await adaPage.getByTestId("node-3").click();
     await adaPage.getByTestId("side-comments").click();
-    expect(await adaPage.getByTestId("new-thread-target").inputValue()).toBe("node:3");
+    await expect.poll(() => adaPage.getByTestId("new-thread-target").inputValue()).toBe("node:3");
     await adaPage.getByTestId("new-thread-body").fill(`@nobody-here, @${grace.username}: why?`);
     await adaPage.getByTestId("new-thread-submit").click();
     const refusal = adaPage.getByTestId("new-thread-error");
@@ -208,7 +208,7 @@ describe("a review of a plan", () => {
 
     // She comments on the total, on the version under review.
     await gracePage.getByTestId("diff-node-3").click();
-    expect(await gracePage.getByTestId("new-thread-target").inputValue()).toBe("node:3");
+    await expect.poll(() => gracePage.getByTestId("new-thread-target").inputValue()).toBe("node:3");
     await gracePage
       .getByTestId("new-thread-body")
       .fill(`@${ada.username} the total starts from zero after this: intended?`);
@@ -276,6 +276,7 @@ describe("a review of a plan", () => {
     const newer = adaPage.getByTestId("diff-threads-newer");
     await newer.getByTestId("comments-filter-outdated").click();
     await newer.getByTestId(`thread-${threadId}-causes`).waitFor();
+    await screenshot(adaPage, "diff-comments");
   });
 });
 
