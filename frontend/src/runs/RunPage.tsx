@@ -3,9 +3,10 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import * as api from "../api/resources";
 import { getRun } from "../api/runs";
 import type { StreamGraphDocument } from "../graph/streamgraph";
+import { VersionBadges } from "../reviews/VersionBadges";
 import { createRunViewStore } from "../store/runView";
 import { useResource } from "../ui/useResource";
-import { RunPageContext, useRun, type RunPageContextValue } from "./context";
+import { RunPageContext, useRun, useRunPage, type RunPageContextValue } from "./context";
 import { nodeNames, vertexFacts } from "./planFacts";
 import { RunCanvas } from "./RunCanvas";
 import { RunHeader } from "./RunHeader";
@@ -45,7 +46,7 @@ async function load(
 
 /**
  * A run of a saved version, live: the version's graph with each JobVertex's
- * subtask states and records, Flink's vertex list, and per vertex its subtasks,
+ * subtask states and records (and the open comment threads of its elements), Flink's vertex list, and per vertex its subtasks,
  * their records against the key-group prediction, the sinks' output and every
  * failure. The run's websocket keeps all of it current.
  */
@@ -104,6 +105,8 @@ export function RunPage({
 function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
   const ready = useRun((state) => state.info !== null);
   const error = useRun((state) => state.info?.error ?? null);
+  const version = useRun((state) => state.info?.version ?? null);
+  const { pipelineId } = useRunPage();
   if (!ready) {
     return <div className="page-loading">Loading the run…</div>;
   }
@@ -117,7 +120,13 @@ function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
       )}
       <div className="run-page__body">
         <div className="run-page__main">
-          <RunCanvas />
+          {version === null ? (
+            <RunCanvas />
+          ) : (
+            <VersionBadges pipelineId={pipelineId} version={version}>
+              <RunCanvas />
+            </VersionBadges>
+          )}
           <VertexTable />
         </div>
         <RunSidePanel />
