@@ -68,8 +68,6 @@ export function CommentForm(props: {
             event.preventDefault();
             void submit();
           }
-          // The editor's shortcuts (Delete, Ctrl+Z) are not for the text box.
-          event.stopPropagation();
         }}
         data-testid={`${props.testId}-body`}
       />

@@ -92,9 +92,6 @@ export function RequestReviewForm(props: {
         onChange={(event) => {
           setMessage(event.target.value);
         }}
-        onKeyDown={(event) => {
-          event.stopPropagation();
-        }}
         data-testid="request-review-message"
       />
       <div className="request-review__actions">
