@@ -328,6 +328,12 @@ describe("runs", () => {
         )
         .toBe("CANCELED");
       expect(await browser.getByTestId("run-again").count()).toBe(1);
+      // Canceled reads neutrally, saying who canceled it, never as a failure.
+      const ending = browser.getByTestId("run-ending");
+      await expect.poll(() => ending.textContent()).toContain(`canceled by ${eddie.username}`);
+      expect(await browser.getByTestId("run-error").count()).toBe(0);
+      expect(await browser.getByText("The run failed").count()).toBe(0);
+      expect(await browser.getByTestId("run-tab-exceptions").textContent()).toBe("Exceptions");
     },
     SPARK_MS + 60_000,
   );

@@ -1,12 +1,12 @@
 import { useRun, useRunPage } from "./context";
 import { formatClock } from "./format";
-import { failedAttempts } from "./outcomes";
+import { failedAttempts, runError } from "./outcomes";
 import { nodeLabel } from "./planFacts";
 
 /** The run's error and every failed attempt, newest first, like Flink's exceptions tab. */
 export function Exceptions() {
   const { view, nodeNames } = useRunPage();
-  const error = useRun((state) => state.info?.error ?? null);
+  const error = useRun((state) => (state.info === null ? null : runError(state.info)));
   const vertices = useRun((state) => state.vertices);
   const subtasks = useRun((state) => state.subtasks);
   const failed = failedAttempts(vertices, subtasks);

@@ -4,9 +4,11 @@ import * as api from "../api/resources";
 import { getRun } from "../api/runs";
 import type { StreamGraphDocument } from "../graph/streamgraph";
 import { VersionBadges } from "../reviews/VersionBadges";
+import { useShallow } from "../store/hooks";
 import { createRunViewStore } from "../store/runView";
 import { useResource } from "../ui/useResource";
 import { RunPageContext, useRun, useRunPage, type RunPageContextValue } from "./context";
+import { endingLine, runEnding, type RunEnding } from "./outcomes";
 import { nodeNames, vertexFacts } from "./planFacts";
 import { RunCanvas } from "./RunCanvas";
 import { RunHeader } from "./RunHeader";
@@ -104,7 +106,9 @@ export function RunPage({
 
 function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
   const ready = useRun((state) => state.info !== null);
-  const error = useRun((state) => state.info?.error ?? null);
+  const ending = useRun(
+    useShallow((state) => (state.info === null ? null : runEnding(state.info))),
+  );
   const version = useRun((state) => state.info?.version ?? null);
   const { pipelineId } = useRunPage();
   if (!ready) {
@@ -113,11 +117,7 @@ function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
   return (
     <div className="run-page" data-testid="run-page">
       <RunHeader pipelineName={pipelineName} />
-      {error !== null && (
-        <div className="run-banner" data-testid="run-error">
-          <strong>The run failed:</strong> <span className="run-banner__text">{error}</span>
-        </div>
-      )}
+      {ending !== null && <RunEndingBanner ending={ending} />}
       <div className="run-page__body">
         <div className="run-page__main">
           {version === null ? (
@@ -131,6 +131,28 @@ function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
         </div>
         <RunSidePanel />
       </div>
+    </div>
+  );
+}
+
+/** How the run ended: a failure in red with its error, a cancel neutrally with who did it. */
+function RunEndingBanner({ ending }: { readonly ending: RunEnding }) {
+  if (ending.tone === "failed") {
+    return (
+      <div className="run-banner" data-testid="run-error">
+        <strong>{ending.title}:</strong>{" "}
+        <span className="run-banner__text">{ending.detail ?? "(no error text)"}</span>
+      </div>
+    );
+  }
+  return (
+    <div
+      className="run-banner run-banner--neutral"
+      data-testid="run-ending"
+      title={endingLine(ending)}
+    >
+      <strong>{ending.title}</strong>
+      {ending.detail !== null && <span> {ending.detail}</span>}
     </div>
   );
 }

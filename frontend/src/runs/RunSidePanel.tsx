@@ -1,7 +1,7 @@
 import type { SideTab } from "../store/runView";
 import { useRun, useRunPage, useRunView } from "./context";
 import { Exceptions } from "./Exceptions";
-import { failedAttempts } from "./outcomes";
+import { exceptionsTab, failedAttempts, runError } from "./outcomes";
 import { SinkOutputs } from "./SinkOutputs";
 import { VertexPanel } from "./VertexPanel";
 
@@ -11,15 +11,12 @@ export function RunSidePanel() {
   const tab = useRunView((state) => state.tab);
   const sinkCount = useRun((state) => state.info?.sinks.length ?? 0);
   const failures = useRun((state) => failedAttempts(state.vertices, state.subtasks).length);
-  const hasError = useRun((state) => (state.info?.error ?? null) !== null);
+  const error = useRun((state) => (state.info === null ? null : runError(state.info)));
+  const exceptions = exceptionsTab(failures, error);
   const tabs: readonly { readonly id: SideTab; readonly label: string }[] = [
     { id: "subtasks", label: "Subtasks" },
     { id: "output", label: sinkCount > 0 ? `Output (${sinkCount})` : "Output" },
-    {
-      id: "exceptions",
-      label:
-        failures > 0 || hasError ? `Exceptions (${failures > 0 ? failures : "!"})` : "Exceptions",
-    },
+    { id: "exceptions", label: exceptions.label },
   ];
   return (
     <aside className="run-page__side">
@@ -28,7 +25,7 @@ export function RunSidePanel() {
           <button
             key={item.id}
             type="button"
-            className={`run-tab${tab === item.id ? " is-active" : ""}${item.id === "exceptions" && (failures > 0 || hasError) ? " run-tab--alert" : ""}`}
+            className={`run-tab${tab === item.id ? " is-active" : ""}${item.id === "exceptions" && exceptions.alert ? " run-tab--alert" : ""}`}
             onClick={() => {
               view.getState().setTab(item.id);
             }}

@@ -5,6 +5,7 @@ import { navigate } from "../app/router";
 import { timeAgo } from "../versions/history";
 import { useResource } from "../ui/useResource";
 import { clusterText, formatDuration, runDuration } from "./format";
+import { runError } from "./outcomes";
 import { StatusBadge } from "./StatusBadge";
 import "./panels.css";
 
@@ -81,6 +82,8 @@ export function RunsPanel({
 }
 
 function RunItem({ run, now }: { readonly run: RunSummary; readonly now: number }) {
+  // A canceled run's stored text is no error: only a failed run shows one.
+  const error = runError(run);
   const open = (): void => {
     navigate({ page: "run", pipeline: run.pipeline, run: run.id });
   };
@@ -110,10 +113,10 @@ function RunItem({ run, now }: { readonly run: RunSummary; readonly now: number 
           {timeAgo(run.createdAt, now)}
         </time>{" "}
         · {clusterText(run.cluster)}
-        {run.error !== null && (
-          <span className="run-list__error" title={run.error}>
+        {error !== null && (
+          <span className="run-list__error" title={error}>
             {" "}
-            · {run.error}
+            · {error}
           </span>
         )}
       </span>

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 
 import type { SinkOutput } from "../api/runs";
 import { attempt, MAP_VERTEX, subtask, vertex } from "../test-support/runs";
-import { failedAttempts, runEnding, runError, sinksByNode } from "./outcomes";
+import {
+  endingLine,
+  exceptionsTab,
+  failedAttempts,
+  runEnding,
+  runError,
+  sinksByNode,
+} from "./outcomes";
 
 function sink(node: number, subtaskIndex: number): SinkOutput {
   return {
@@ -83,5 +90,38 @@ describe("how a run ended", () => {
     for (const status of ["QUEUED", "RUNNING", "FINISHED"] as const) {
       expect(runEnding({ status, error: null, canceledBy: null })).toBeNull();
     }
+  });
+});
+
+describe("what the run page says about the ending", () => {
+  const eddie = { id: 2, username: "eddie" };
+
+  it("reads a canceled run as canceled by whom, never as failed", () => {
+    const ending = runEnding({
+      status: "CANCELED",
+      error: "the run was canceled",
+      canceledBy: eddie,
+    });
+    expect(ending).not.toBeNull();
+    if (ending !== null) {
+      expect(endingLine(ending)).toBe("The run was canceled by eddie");
+      expect(endingLine(ending)).not.toContain("failed");
+    }
+    const unknown = runEnding({ status: "CANCELED", error: null, canceledBy: null });
+    expect(unknown === null ? null : endingLine(unknown)).toBe("The run was canceled");
+  });
+
+  it("gives a failed run's error after a colon", () => {
+    const ending = runEnding({ status: "FAILED", error: "boom", canceledBy: null });
+    expect(ending === null ? null : endingLine(ending)).toBe("The run failed: boom");
+  });
+
+  it("flags the exceptions tab for failed attempts or a run error only", () => {
+    expect(exceptionsTab(3, null)).toEqual({ label: "Exceptions (3)", alert: true });
+    expect(exceptionsTab(0, "boom")).toEqual({ label: "Exceptions (!)", alert: true });
+    expect(exceptionsTab(0, null)).toEqual({ label: "Exceptions", alert: false });
+    // A canceled run's stored text is no run error, so the tab stays quiet.
+    const canceled = runError({ status: "CANCELED", error: "the run was canceled" });
+    expect(exceptionsTab(0, canceled).alert).toBe(false);
   });
 });

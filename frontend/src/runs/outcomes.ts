@@ -40,6 +40,36 @@ export function runError(run: Pick<RunInfo, "status" | "error">): string | null 
   return run.status === "FAILED" ? run.error : null;
 }
 
+/** The banner's one line: "The run failed: <error>", "The run was canceled by eddie". */
+export function endingLine(ending: RunEnding): string {
+  if (ending.detail === null) {
+    return ending.title;
+  }
+  return ending.tone === "failed"
+    ? `${ending.title}: ${ending.detail}`
+    : `${ending.title} ${ending.detail}`;
+}
+
+/** The exceptions tab's label and whether it asks for attention. */
+export interface ExceptionsTab {
+  readonly label: string;
+  readonly alert: boolean;
+}
+
+/**
+ * "Exceptions (3)" with that many failed attempts, "Exceptions (!)" for a run error
+ * alone (from `runError`: a canceled run has none), plain "Exceptions" otherwise.
+ */
+export function exceptionsTab(failures: number, error: string | null): ExceptionsTab {
+  if (failures > 0) {
+    return { label: `Exceptions (${failures})`, alert: true };
+  }
+  if (error !== null) {
+    return { label: "Exceptions (!)", alert: true };
+  }
+  return { label: "Exceptions", alert: false };
+}
+
 /** A run's sink outputs grouped by sink node (in order of first appearance), subtasks in order. */
 export function sinksByNode(sinks: readonly SinkOutput[]): Map<number, SinkOutput[]> {
   const grouped = new Map<number, SinkOutput[]>();
