@@ -11,6 +11,7 @@ import {
   parseOptionalText,
   PARTITIONER_CHOICES,
   partitionerChoice,
+  partitionerChoiceLabel,
   partitionerValue,
   type PartitionerChoice,
 } from "./values";
@@ -81,6 +82,7 @@ export function EdgeProperties(props: {
         label="Partitioner"
         value={partitionerChoice(edge)}
         options={PARTITIONER_CHOICES}
+        optionLabel={(choice) => partitionerChoiceLabel(choice, planEdge?.partitioner ?? null)}
         disabled={!canEdit}
         testId="edge-partitioner"
         help="HASH is keyBy: every key goes to the subtask owning its key group. DEFAULT is Flink's choice when a program names none: FORWARD between equal parallelism, else REBALANCE."

@@ -3,7 +3,7 @@ import { memo } from "react";
 
 import { bezierCurve, EdgeChrome } from "../canvas/EdgeChrome";
 import { useEdgeView } from "./canvasContext";
-import { partitionerLabel, type EdgeView, type FlowEdge } from "./canvasModel";
+import { partitionerClass, partitionerLabel, type EdgeView, type FlowEdge } from "./canvasModel";
 import { useEditor } from "./context";
 
 /** The tooltip of an edge: whether it chains and, if not, every reason why. */
@@ -48,7 +48,7 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
       edge={props.id}
       curve={curve}
       id={props.id}
-      className={`plan-edge plan-edge--${state}${selected === true ? " is-selected" : ""}`}
+      className={`plan-edge plan-edge--${state}${partitionerClass(view)}${selected === true ? " is-selected" : ""}`}
       interactionWidth={14}
       markerEnd={props.markerEnd}
       style={presence === undefined ? undefined : { stroke: presence }}
@@ -56,11 +56,12 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
       {chained !== true && view !== undefined && (
         <EdgeLabelRenderer>
           <div
-            className={`edge-label edge-label--${state}${selected === true ? " is-selected" : ""}`}
+            className={`edge-label edge-label--${state}${partitionerClass(view)}${selected === true ? " is-selected" : ""}`}
             style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
             title={title}
             data-testid={`edge-${props.id}`}
             data-chained={String(chained)}
+            data-partitioner-chosen={String(view.partitionerChosen)}
             onClick={(event) => {
               // The label is part of the edge: a click selects it as a click on the line does.
               event.stopPropagation();
@@ -78,6 +79,7 @@ export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
           className="plan-edge__hit"
           data-testid={`edge-${props.id}`}
           data-chained="true"
+          data-partitioner-chosen={String(view?.partitionerChosen ?? true)}
         >
           <title>{title}</title>
         </path>

@@ -11,6 +11,7 @@ import {
   CanvasModel,
   chainBox,
   diagnosticsByElement,
+  partitionerClass,
   partitionerLabel,
   presenceMarks,
   type CanvasInputs,
@@ -287,6 +288,10 @@ describe("edge partitioners", () => {
     const planless = new CanvasModel().build(inputs(document, { plan: null }));
     const waiting = planless.edgeViews.get("2-3-0-0");
     expect(waiting && partitionerLabel(waiting)).toBe("default");
+    // Default edges are drawn apart from chosen ones.
+    expect(partitionerClass(unchosen)).toBe(" is-default");
+    expect(partitionerClass(chosen)).toBe("");
+    expect(partitionerClass(undefined)).toBe("");
   });
 });
 

@@ -116,6 +116,14 @@ export function partitionerLabel(view: EdgeView): string {
   return view.partitioner === null ? "default" : `${view.partitioner} (default)`;
 }
 
+/**
+ * The CSS modifiers of an edge's line and label for its partitioner: a default
+ * (unchosen) one is drawn lighter and dashed, "FORWARD (default)"; a chosen one solid.
+ */
+export function partitionerClass(view: EdgeView | undefined): string {
+  return view === undefined || view.partitionerChosen ? "" : " is-default";
+}
+
 /** React Flow's `data` of every element: empty, as what an element shows is its view. */
 export type NoData = Record<string, never>;
 

@@ -75,6 +75,8 @@ export function SelectField<T extends string>(props: {
   readonly value: T;
   readonly options: readonly T[];
   readonly onChange: (value: T) => void;
+  /** How an option reads; its value by default. */
+  readonly optionLabel?: (option: T) => string;
   readonly disabled?: boolean;
   readonly help?: string;
   readonly testId?: string;
@@ -94,7 +96,7 @@ export function SelectField<T extends string>(props: {
       >
         {props.options.map((option) => (
           <option key={option} value={option}>
-            {option}
+            {props.optionLabel === undefined ? option : props.optionLabel(option)}
           </option>
         ))}
       </select>

@@ -10,6 +10,7 @@ import {
   parseUidHash,
   PARTITIONER_CHOICES,
   partitionerChoice,
+  partitionerChoiceLabel,
   partitionerValue,
 } from "./values";
 
@@ -60,5 +61,15 @@ describe("partitioner choices", () => {
     expect(partitionerChoice({ source: 1, target: 2, partitioner: "SHUFFLE" })).toBe("SHUFFLE");
     expect(partitionerValue("DEFAULT")).toBeNull();
     expect(partitionerValue("REBALANCE")).toBe("REBALANCE");
+  });
+});
+
+describe("partitioner choice labels", () => {
+  it("name what Flink picks for the default, and chosen partitioners as they are", () => {
+    expect(partitionerChoiceLabel("DEFAULT", "REBALANCE")).toBe("Default (Flink picks REBALANCE)");
+    expect(partitionerChoiceLabel("DEFAULT", null)).toBe(
+      "Default (Flink picks FORWARD or REBALANCE)",
+    );
+    expect(partitionerChoiceLabel("HASH", "FORWARD")).toBe("HASH");
   });
 });

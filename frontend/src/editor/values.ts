@@ -45,6 +45,21 @@ export function partitionerValue(choice: PartitionerChoice): Partitioner | null 
   return choice === DEFAULT_PARTITIONER ? null : choice;
 }
 
+/**
+ * How a partitioner choice reads in the edge's select: a partitioner by its name, the
+ * default as what Flink picks for this edge (`resolved`, from the plan), or both of its
+ * picks while the plan is not known.
+ */
+export function partitionerChoiceLabel(
+  choice: PartitionerChoice,
+  resolved: Partitioner | null,
+): string {
+  if (choice !== DEFAULT_PARTITIONER) {
+    return choice;
+  }
+  return `Default (Flink picks ${resolved ?? "FORWARD or REBALANCE"})`;
+}
+
 /** An optional text (slot sharing group, uid...): empty means null. */
 export function parseOptionalText(text: string): Parsed {
   const trimmed = text.trim();
