@@ -1,4 +1,4 @@
-import { canvasEdgeId } from "../graph/canvas";
+import { diagnosticElements } from "../graph/canvas";
 import { edgeKeys } from "../graph/edits";
 import type { Diagnostic } from "../graph/streamgraph";
 import { useDocumentStore, useEditor } from "./context";
@@ -34,14 +34,14 @@ export function ProblemsPanel() {
     return "pipeline";
   };
 
+  // Every element the problem is about: all of a cycle's nodes and edges, else its one.
   const reveal = (d: Diagnostic): void => {
-    if (d.edge !== null) {
-      const key = keys[d.edge];
-      if (key !== undefined) {
-        selection.getState().reveal([], canvasEdgeId(key));
-      }
-    } else if (d.node !== null) {
-      selection.getState().reveal([d.node]);
+    if (document === null) {
+      return;
+    }
+    const { nodes, edges } = diagnosticElements(document, d);
+    if (nodes.length > 0 || edges.length > 0) {
+      selection.getState().reveal(nodes, edges);
     }
   };
 

@@ -23,8 +23,11 @@ export interface SelectionState {
 export interface SelectionActions {
   select(nodes: Iterable<number>, edges?: Iterable<string>): void;
   clear(): void;
-  /** Select these elements and bring them into view. */
-  reveal(nodes: readonly number[], edge?: string | null): void;
+  /**
+   * Select these elements and bring them into view: one edge, or several (a cycle's
+   * edges, from a problem), the first of which is the one focused.
+   */
+  reveal(nodes: readonly number[], edges?: string | readonly string[] | null): void;
 }
 
 export type SelectionStore = SelectionState & SelectionActions;
@@ -58,11 +61,13 @@ export function createSelectionStore(): StoreApi<SelectionStore> {
         set({ nodes: new Set(), edges: new Set() });
       }
     },
-    reveal: (nodes, edge = null) => {
+    reveal: (nodes, edges = null) => {
+      const list: readonly string[] =
+        edges === null ? [] : typeof edges === "string" ? [edges] : edges;
       set({
         nodes: new Set(nodes),
-        edges: new Set(edge === null ? [] : [edge]),
-        focus: { nodes, edge, serial: (get().focus?.serial ?? 0) + 1 },
+        edges: new Set(list),
+        focus: { nodes, edge: list[0] ?? null, serial: (get().focus?.serial ?? 0) + 1 },
       });
     },
   }));
