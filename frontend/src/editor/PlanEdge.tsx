@@ -2,6 +2,7 @@ import { EdgeLabelRenderer, type EdgeProps } from "@xyflow/react";
 import { memo } from "react";
 
 import { bezierCurve, EdgeChrome } from "../canvas/EdgeChrome";
+import { edgeDetour } from "../canvas/edgeRoutes";
 import { useEdgeView } from "./canvasContext";
 import { partitionerClass, partitionerLabel, type EdgeView, type FlowEdge } from "./canvasModel";
 import { useEditor } from "./context";
@@ -25,11 +26,15 @@ export function edgeTitle(view: EdgeView | undefined): string {
   return lines.join("\n");
 }
 
-/** A stream edge, green when chained, amber when not; the label names the partitioner. */
+/**
+ * A stream edge, green when chained, amber when not; the label names the partitioner.
+ * A self-loop is drawn as a loop above its operator and a back edge below, so both can
+ * be seen, selected and deleted.
+ */
 export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
   const { selected } = props;
   const view = useEdgeView(props.id);
-  const curve = bezierCurve(props);
+  const curve = edgeDetour(props, props.source === props.target) ?? bezierCurve(props);
   const { path, labelX, labelY } = curve;
   const chained = view?.chained ?? null;
   const hasError = (view?.diagnostics.length ?? 0) > 0;
