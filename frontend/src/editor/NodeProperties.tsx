@@ -11,6 +11,7 @@ import { effectiveParallelism } from "./canvasModel";
 import { useCommit, useParallelismCommit } from "./commit";
 import { useDocumentStore, useEditor } from "./context";
 import { CheckField, CommitField, SelectField } from "./fields";
+import { OperatorKindField } from "./OperatorKindField";
 import {
   paramText,
   parseOptionalText,
@@ -21,7 +22,8 @@ import {
 } from "./values";
 
 /**
- * The selected operator's properties: name, operator parameters (typed by the catalog),
+ * The selected operator's properties: name, kind (with an imported node's checklist),
+ * operator parameters (typed by the catalog),
  * parallelism, max parallelism, chaining strategy, groups, uid and uidHash, and the
  * IDs and chain the plan gives it.
  */
@@ -81,6 +83,7 @@ export function NodeProperties(props: {
           );
         }}
       />
+      <OperatorKindField node={node} onNotice={props.onNotice} />
       <h3>Parameters</h3>
       {spec === undefined ? (
         <CommitField

@@ -7,13 +7,14 @@
 import type { OperatorSpec } from "../api/resources";
 import { canvasEdgeId, edgeKeyOf, type CanvasPosition } from "../graph/canvas";
 import { edgeKeys, type EdgeInput, type EdgeKey, type Edit, type NodeInput } from "../graph/edits";
-import type { JsonObject, JsonValue } from "../graph/json";
+import type { JsonObject } from "../graph/json";
 import {
   documentEdges,
   type StreamEdge,
   type StreamGraphDocument,
   type StreamNode,
 } from "../graph/streamgraph";
+import { defaultParams } from "./operatorKind";
 
 /** The next free node ids, in order. */
 export function freeNodeIds(document: StreamGraphDocument, count: number): number[] {
@@ -41,12 +42,7 @@ export function newOperator(
   spec: OperatorSpec,
   position: CanvasPosition,
 ): NodeInput {
-  const params: Record<string, JsonValue> = {};
-  for (const param of spec.params) {
-    if (param.default !== null && param.default !== undefined) {
-      params[param.name] = param.default as JsonValue;
-    }
-  }
+  const params = defaultParams(spec);
   return {
     id: freeNodeIds(document, 1)[0] ?? 1,
     name: uniqueName(document, spec.defaults.name),
