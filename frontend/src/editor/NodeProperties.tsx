@@ -165,6 +165,7 @@ export function NodeProperties(props: {
         disabled={!canEdit}
         testId="prop-parallelism"
         error={fieldError("parallelism")}
+        parse={(text) => parseParallelism(text, "Parallelism")}
         onCommit={(text) => {
           commitParallelism(parseParallelism(text, "Parallelism"), (value) => ({
             kind: "set_field",
@@ -184,6 +185,7 @@ export function NodeProperties(props: {
         disabled={!canEdit}
         testId="prop-max-parallelism"
         error={fieldError("maxParallelism")}
+        parse={(text) => parseParallelism(text, "Max parallelism")}
         onCommit={(text) => {
           commit(parseParallelism(text, "Max parallelism"), setField("maxParallelism"));
         }}

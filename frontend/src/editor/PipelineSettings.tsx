@@ -3,7 +3,7 @@ import { RUNTIME_MODES, type RuntimeMode, type StreamGraphDocument } from "../gr
 import { useCommit, useParallelismCommit } from "./commit";
 import { useDocumentStore, useEditor } from "./context";
 import { CheckField, CommitField, SelectField } from "./fields";
-import { parseParallelism } from "./values";
+import { parseDefaultParallelism, parseParallelism } from "./values";
 
 /** With nothing selected: the pipeline's job name, defaults and chaining switches. */
 export function PipelineSettings(props: {
@@ -52,19 +52,14 @@ export function PipelineSettings(props: {
           value={String(config.defaultParallelism ?? 1)}
           disabled={!canEdit}
           testId="config-default-parallelism"
+          parse={parseDefaultParallelism}
           onCommit={(text) => {
-            const parsed = parseParallelism(text, "Default parallelism");
-            commitParallelism(
-              parsed.ok && parsed.value === -1
-                ? { ok: false, message: "Default parallelism must be a whole number of at least 1" }
-                : parsed,
-              (value) => ({
-                kind: "set_field",
-                element: "config",
-                field: "defaultParallelism",
-                value,
-              }),
-            );
+            commitParallelism(parseDefaultParallelism(text), (value) => ({
+              kind: "set_field",
+              element: "config",
+              field: "defaultParallelism",
+              value,
+            }));
           }}
         />
         <CommitField
@@ -72,6 +67,8 @@ export function PipelineSettings(props: {
           value={(config.maxParallelism ?? -1) > 0 ? String(config.maxParallelism) : ""}
           placeholder="derived per vertex"
           disabled={!canEdit}
+          testId="config-max-parallelism"
+          parse={(text) => parseParallelism(text, "Max parallelism")}
           onCommit={(text) => {
             commit(parseParallelism(text, "Max parallelism"), setConfig("maxParallelism"));
           }}

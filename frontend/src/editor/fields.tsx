@@ -1,14 +1,20 @@
 import { useEffect, useId, useRef, useState } from "react";
 
+import { checkDraft, type Parsed } from "./values";
+
 /**
  * A text field that commits on Enter or blur (one edit per change, not per
  * keystroke) and reverts on Escape. While it is not being edited it follows the
- * document, so a co-editor's change shows up in it.
+ * document, so a co-editor's change shows up in it. With `parse`, a text that does
+ * not parse is not committed: the field shows its last valid value again and the
+ * error beside it until the next change.
  */
 export function CommitField(props: {
   readonly label: string;
   readonly value: string;
   readonly onCommit: (value: string) => void;
+  /** Checks the text before it is committed (`onCommit` then gets only texts that parse). */
+  readonly parse?: (text: string) => Parsed;
   readonly disabled?: boolean;
   readonly multiline?: boolean;
   readonly placeholder?: string;
@@ -18,6 +24,7 @@ export function CommitField(props: {
   readonly monospace?: boolean;
 }) {
   const [draft, setDraft] = useState(props.value);
+  const [refused, setRefused] = useState<string | null>(null);
   const editing = useRef(false);
   const id = useId();
 
@@ -29,10 +36,21 @@ export function CommitField(props: {
 
   const commit = (): void => {
     editing.current = false;
-    if (draft !== props.value) {
-      props.onCommit(draft);
+    if (draft === props.value) {
+      return;
     }
+    if (props.parse !== undefined) {
+      const check = checkDraft(props.parse, draft, props.value);
+      if (!check.ok) {
+        setDraft(check.draft);
+        setRefused(check.error);
+        return;
+      }
+    }
+    setRefused(null);
+    props.onCommit(draft);
   };
+  const error = refused ?? props.error ?? null;
   const common = {
     id,
     value: draft,
@@ -43,8 +61,10 @@ export function CommitField(props: {
     onFocus: () => {
       editing.current = true;
     },
+    "aria-invalid": error !== null ? true : undefined,
     onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
       editing.current = true;
+      setRefused(null);
       setDraft(event.target.value);
     },
     onBlur: commit,
@@ -54,15 +74,23 @@ export function CommitField(props: {
         commit();
       } else if (event.key === "Escape") {
         editing.current = false;
+        setRefused(null);
         setDraft(props.value);
       }
     },
   };
   return (
-    <div className={`field${props.error != null ? " has-error" : ""}`}>
+    <div className={`field${error !== null ? " has-error" : ""}`}>
       <label htmlFor={id}>{props.label}</label>
       {props.multiline === true ? <textarea rows={2} {...common} /> : <input {...common} />}
-      {props.error != null && <span className="field__error">{props.error}</span>}
+      {error !== null && (
+        <span
+          className="field__error"
+          data-testid={props.testId === undefined ? undefined : `${props.testId}-error`}
+        >
+          {error}
+        </span>
+      )}
       {props.help !== undefined && props.help !== "" && (
         <span className="field__help">{props.help}</span>
       )}

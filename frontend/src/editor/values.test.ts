@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 
 import type { ParamSpec } from "../api/resources";
 import {
+  checkDraft,
+  parseDefaultParallelism,
   paramText,
   parseOptionalText,
   parseParallelism,
@@ -71,5 +73,32 @@ describe("partitioner choice labels", () => {
       "Default (Flink picks FORWARD or REBALANCE)",
     );
     expect(partitionerChoiceLabel("HASH", "FORWARD")).toBe("HASH");
+  });
+});
+
+describe("parallelism fields", () => {
+  const parallelism = (text: string) => parseParallelism(text, "Parallelism");
+  const maxParallelism = (text: string) => parseParallelism(text, "Max parallelism");
+
+  it("refuse 0, abc, -3 and 2.5, keeping the last valid value with an error", () => {
+    for (const parse of [parallelism, maxParallelism, parseDefaultParallelism]) {
+      for (const text of ["0", "abc", "-3", "2.5", "1e3", "2.0"]) {
+        const check = checkDraft(parse, text, "4");
+        expect(check.ok).toBe(false);
+        if (!check.ok) {
+          expect(check.draft).toBe("4");
+          expect(check.error).toMatch(/must be a whole number of at least 1/);
+          expect(check.error).toContain(`"${text}" was not kept`);
+        }
+      }
+    }
+  });
+
+  it("take whole numbers, and empty or -1 as the default where there is one", () => {
+    expect(checkDraft(parallelism, " 8 ", "4")).toEqual({ ok: true, value: 8 });
+    expect(checkDraft(maxParallelism, "", "128")).toEqual({ ok: true, value: -1 });
+    expect(checkDraft(parallelism, "-1", "4")).toEqual({ ok: true, value: -1 });
+    expect(checkDraft(parseDefaultParallelism, "", "2").ok).toBe(false);
+    expect(checkDraft(parseDefaultParallelism, "3", "2")).toEqual({ ok: true, value: 3 });
   });
 });

@@ -17,14 +17,49 @@ export function parseParallelism(text: string, field: string): Parsed {
   if (trimmed === "" || trimmed === "default" || trimmed === "-1") {
     return { ok: true, value: -1 };
   }
-  const number = Number(trimmed);
-  if (!Number.isInteger(number) || number < 1) {
+  // Digits only: "1e3", "0x10" and "2.0" are numbers to Number(), not what was meant.
+  const number = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (!Number.isSafeInteger(number) || number < 1) {
     return {
       ok: false,
       message: `${field} must be a whole number of at least 1, or empty for the default`,
     };
   }
   return { ok: true, value: number };
+}
+
+/** The pipeline's default parallelism: a positive integer, with no default of its own. */
+export function parseDefaultParallelism(text: string): Parsed {
+  const parsed = parseParallelism(text, "Default parallelism");
+  return parsed.ok && parsed.value === -1
+    ? { ok: false, message: "Default parallelism must be a whole number of at least 1" }
+    : parsed;
+}
+
+/** What a field does with a text committed to it. */
+export type DraftCheck =
+  | { readonly ok: true; readonly value: JsonValue }
+  /** Refused: the field shows its last valid text again, and the error beside it. */
+  | { readonly ok: false; readonly draft: string; readonly error: string };
+
+/**
+ * Checks a field's committed text: a value to commit, or the last valid text to show
+ * again with an error naming what was refused.
+ */
+export function checkDraft(
+  parse: (text: string) => Parsed,
+  draft: string,
+  lastValid: string,
+): DraftCheck {
+  const parsed = parse(draft);
+  if (parsed.ok) {
+    return { ok: true, value: parsed.value };
+  }
+  return {
+    ok: false,
+    draft: lastValid,
+    error: `${parsed.message} ("${draft.trim()}" was not kept)`,
+  };
 }
 
 /** The partitioner choice that leaves the edge to Flink's default (stored as null). */
