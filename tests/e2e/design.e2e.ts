@@ -75,10 +75,32 @@ describe("designing a pipeline", () => {
     expect(reasons.toLowerCase()).toContain("parallelism");
     await expect.poll(() => page.getByTestId("node-2-parallelism").textContent()).toBe("p3");
 
+    // A parallelism that is no whole number of at least 1 is refused at the field, which
+    // says why and keeps showing the last valid value.
+    const parallelism = page.getByTestId("prop-parallelism");
+    for (const text of ["0", "abc", "-3", "2.5"]) {
+      await parallelism.fill(text);
+      await parallelism.blur();
+      await expect
+        .poll(() => page.getByTestId("prop-parallelism-error").textContent())
+        .toContain(`"${text}" was not kept`);
+      expect(await parallelism.inputValue()).toBe("3");
+    }
+    expect(await page.getByTestId("node-2-parallelism").textContent()).toBe("p3");
+
+    // The edge left to Flink's default is drawn as such, naming what Flink picked.
+    expect(await edge.getAttribute("data-partitioner-chosen")).toBe("false");
+    expect(await edge.textContent()).toContain("REBALANCE (default)");
+
     // The edge panel lists the same reasons.
     await edge.click();
     await page.getByTestId("edge-chain-status").waitFor();
     expect(await page.getByTestId("edge-chain-status").textContent()).toContain("Not chained");
+    const partitioner = page.getByTestId("edge-partitioner");
+    expect(await partitioner.inputValue()).toBe("DEFAULT");
+    expect(await partitioner.locator("option:checked").textContent()).toBe(
+      "Default (Flink picks REBALANCE)",
+    );
     await screenshot(page, "editor-unchained");
 
     // Undo restores the parallelism, the default edges are FORWARD again: the chain is back.
