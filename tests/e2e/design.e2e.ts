@@ -7,7 +7,17 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
 
-import { baseUrl, connect, screenshot, sharedBrowser } from "./support";
+import {
+  api,
+  baseUrl,
+  connect,
+  firstWorkspace,
+  newUser,
+  openEditor,
+  screenshot,
+  sharedBrowser,
+  signedIn,
+} from "./support";
 
 const contexts: BrowserContext[] = [];
 
@@ -19,6 +29,34 @@ async function dropFromPalette(page: Page, kind: string, x: number, y: number): 
   await page.getByTestId(`palette-${kind}`).dragTo(page.getByTestId("canvas"), {
     targetPosition: { x, y },
   });
+}
+
+/** source -> map 2 <-> map 3 (with a self-loop on 3) -> sink: one cycle through 2 and 3. */
+function loopsDocument(): object {
+  return {
+    format: "streamgraph/v1",
+    name: "loops",
+    config: { defaultParallelism: 1 },
+    nodes: [
+      {
+        id: 1,
+        name: "Source: Numbers",
+        operator: "source.sequence",
+        params: { from: 1, to: 9 },
+        ui: { x: 40, y: 160 },
+      },
+      { id: 2, name: "Twice", operator: "map", params: { fn: "x * 2" }, ui: { x: 300, y: 160 } },
+      { id: 3, name: "Echo", operator: "map", params: { fn: "x" }, ui: { x: 560, y: 160 } },
+      { id: 4, name: "Sink: Out", operator: "sink.collect", ui: { x: 820, y: 160 } },
+    ],
+    edges: [
+      { source: 1, target: 2, partitioner: "FORWARD" },
+      { source: 2, target: 3, partitioner: "FORWARD" },
+      { source: 3, target: 2, partitioner: "REBALANCE" },
+      { source: 3, target: 3, partitioner: "REBALANCE" },
+      { source: 3, target: 4, partitioner: "FORWARD" },
+    ],
+  };
 }
 
 describe("designing a pipeline", () => {
@@ -111,6 +149,44 @@ describe("designing a pipeline", () => {
       .poll(() => page.getByTestId("edge-1-2-0-0").getAttribute("data-chained"))
       .toBe("true");
     await screenshot(page, "editor");
+  });
+
+  it("selects a cycle from its problem, deletes its edges, and changes a kind", async () => {
+    const user = await newUser("loops");
+    const workspace = (await firstWorkspace(user)).id;
+    const created = await api<{ id: number }>("POST", "pipelines/", user.token, {
+      workspace,
+      name: "Loops",
+      document: loopsDocument(),
+    });
+    const { context, page } = await signedIn(user);
+    contexts.push(context);
+    await openEditor(page, created.id);
+
+    // The cycle's problem selects all its edges: forward, back and the self-loop.
+    const cycle = page.locator(".problem", { hasText: "cycle through nodes 2, 3" });
+    await cycle.click();
+    for (const id of ["2-3-0-0", "3-2-0-0", "3-3-0-0"]) {
+      await expect
+        .poll(() => page.getByTestId(`edge-${id}`).getAttribute("class"))
+        .toMatch(/is-selected/);
+    }
+    await screenshot(page, "editor-cycle");
+
+    // The back edge and the self-loop are drawn apart, so each can be clicked and deleted.
+    for (const id of ["3-3-0-0", "3-2-0-0"]) {
+      await page.getByTestId(`edge-${id}`).click();
+      await page.getByTestId("edge-properties").waitFor();
+      await page.getByRole("button", { name: "Delete edge" }).click();
+      await expect.poll(() => page.getByTestId(`edge-${id}`).count()).toBe(0);
+    }
+    await expect.poll(() => cycle.count()).toBe(0);
+
+    // A kind change keeps the operator's name and starts from the new kind's parameters.
+    await page.getByTestId("node-3").click();
+    await page.getByTestId("prop-operator").selectOption("filter");
+    await expect.poll(() => page.getByTestId("prop-operator").inputValue()).toBe("filter");
+    expect(await page.getByTestId("prop-name").inputValue()).toBe("Echo");
   });
 
   it("loads the app's bundles compressed and cached for a year", async () => {
