@@ -59,6 +59,35 @@ function loopsDocument(): object {
   };
 }
 
+/** Flink's plan JSON of source -> map -> print, as `env.getExecutionPlan()` writes it. */
+const FLINK_PLAN = {
+  nodes: [
+    {
+      id: 1,
+      type: "Source: Clicks",
+      pact: "Data Source",
+      contents: "Source: Clicks",
+      parallelism: 2,
+    },
+    {
+      id: 2,
+      type: "Map",
+      pact: "Operator",
+      contents: "Map",
+      parallelism: 2,
+      predecessors: [{ id: 1, ship_strategy: "FORWARD", side: "second" }],
+    },
+    {
+      id: 3,
+      type: "Sink: Print to Std. Out",
+      pact: "Data Sink",
+      contents: "Sink: Print to Std. Out",
+      parallelism: 4,
+      predecessors: [{ id: 2, ship_strategy: "REBALANCE", side: "second" }],
+    },
+  ],
+};
+
 describe("designing a pipeline", () => {
   it("signs up, builds a pipeline from the palette and explains its chains", async () => {
     const context = await (
@@ -187,6 +216,33 @@ describe("designing a pipeline", () => {
     await page.getByTestId("prop-operator").selectOption("filter");
     await expect.poll(() => page.getByTestId("prop-operator").inputValue()).toBe("filter");
     expect(await page.getByTestId("prop-name").inputValue()).toBe("Echo");
+  });
+
+  it("applies the kind an imported node's checklist suggests", async () => {
+    const user = await newUser("imports");
+    const workspace = (await firstWorkspace(user)).id;
+    const imported = await api<{ id: number }>("POST", "pipelines/import/", user.token, {
+      workspace,
+      name: "Clicks",
+      content: FLINK_PLAN,
+    });
+    const { context, page } = await signedIn(user);
+    contexts.push(context);
+    await openEditor(page, imported.id);
+
+    // The importer took Map for a map: what is left is its function, in one list.
+    await page.getByTestId("node-2").click();
+    const todo = page.getByTestId("import-todo");
+    await expect.poll(() => page.getByTestId("import-left").textContent()).toContain("params.fn");
+    expect(await page.getByTestId("import-apply").count()).toBe(0);
+    // Another kind: the checklist suggests Map again, and Apply puts it back.
+    await page.getByTestId("prop-operator").selectOption("filter");
+    await expect.poll(() => todo.textContent()).toContain("Suggested kind: Map");
+    await screenshot(page, "editor-import-checklist");
+    await page.getByTestId("import-apply").click();
+    await expect.poll(() => page.getByTestId("prop-operator").inputValue()).toBe("map");
+    await expect.poll(() => page.getByTestId("import-apply").count()).toBe(0);
+    expect(await page.getByTestId("prop-name").inputValue()).toBe("Map");
   });
 
   it("loads the app's bundles compressed and cached for a year", async () => {
