@@ -26,7 +26,7 @@ export function OperatorKindField(props: {
   const revision = useDocumentStore((state) => state.revision);
   // Only an imported pipeline has a checklist: others never compile a REST plan for it.
   const imported = useDocumentStore(
-    (state) => state.document?.meta?.["importedFrom"] === IMPORTED_FROM_FLINK_PLAN,
+    (state) => state.document?.meta?.importedFrom === IMPORTED_FROM_FLINK_PLAN,
   );
   const id = useId();
   const pipelineId = session.pipelineId;
