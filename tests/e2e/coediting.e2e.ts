@@ -169,4 +169,22 @@ describe("co-editing", () => {
       .poll(async () => (await gracePage.locator(".banner").allTextContents()).join(" "))
       .toContain("you are not a member of its workspace (any more)");
   });
+
+  it("stops at a refusal when someone outside the workspace opens the pipeline", async () => {
+    const stranger = await newUser("mallory");
+    const { context, page } = await signedIn(stranger);
+    contexts.push(context);
+    const sockets: string[] = [];
+    page.on("websocket", (socket) => sockets.push(socket.url()));
+
+    await page.goto(`/pipelines/${pipelineId}`);
+    await page
+      .getByText(/not found/i)
+      .first()
+      .waitFor();
+    // Reconnects start after 250 ms and double: two seconds would hold several of them.
+    await page.waitForTimeout(2000);
+
+    expect(sockets.length).toBeLessThanOrEqual(1);
+  });
 });
