@@ -1,58 +1,9 @@
 import { describe, expect, it } from "vitest";
 
-import { RETRY_DELAYS_MS, type Clock, type SocketLike } from "../api/socket";
+import { RETRY_DELAYS_MS } from "../api/socket";
 import { runDetail, snapshot, update } from "../test-support/runs";
+import { FakeClock, FakeSocket } from "../test-support/sockets";
 import { RunWatcher } from "./runSocket";
-
-class FakeSocket implements SocketLike {
-  readyState = 1;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: ((event: { code: number }) => void) | null = null;
-  readonly sent: string[] = [];
-  closedWith: number | null = null;
-
-  send(text: string): void {
-    this.sent.push(text);
-  }
-
-  close(code?: number): void {
-    this.closedWith = code ?? 1000;
-  }
-
-  deliver(message: unknown): void {
-    this.onmessage?.({ data: typeof message === "string" ? message : JSON.stringify(message) });
-  }
-
-  drop(code = 1006): void {
-    this.readyState = 3;
-    this.onclose?.({ code });
-  }
-}
-
-class FakeClock implements Clock {
-  readonly timers = new Map<number, { callback: () => void; ms: number }>();
-  private next = 1;
-
-  setTimeout(callback: () => void, ms: number): number {
-    const handle = this.next++;
-    this.timers.set(handle, { callback, ms });
-    return handle;
-  }
-
-  clearTimeout(handle: number): void {
-    this.timers.delete(handle);
-  }
-
-  /** Run every pending timer; the delays they were set with. */
-  fire(): number[] {
-    const pending = [...this.timers.entries()];
-    this.timers.clear();
-    for (const [, timer] of pending) {
-      timer.callback();
-    }
-    return pending.map(([, timer]) => timer.ms);
-  }
-}
 
 function watcher() {
   const sockets: FakeSocket[] = [];
