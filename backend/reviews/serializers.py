@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from compiler.anchors import ANCHOR_KINDS
+from compiler.document import MAX_NODE_ID
 from config.converters import MAX_ID
 from config.cursors import CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT
 from config.fields import QuerySerializer, RequestSerializer, StrictBooleanField, TextField
@@ -21,7 +22,6 @@ from reviews.models import MAX_REQUIRED_APPROVALS, ThreadStatus, VerdictKind
 COMMENT_MAX_CHARS = 10_000
 MESSAGE_MAX_CHARS = 2_000
 MAX_REVIEWERS = 20
-NODE_ID_MAX = 2**31 - 1
 """A StreamNode id is a Java int."""
 
 
@@ -51,10 +51,10 @@ class TargetSerializer(RequestSerializer):
 
     kind = serializers.ChoiceField(choices=list(ANCHOR_KINDS))
     node = serializers.IntegerField(
-        min_value=0, max_value=NODE_ID_MAX, required=False, help_text="A node's id."
+        min_value=0, max_value=MAX_NODE_ID, required=False, help_text="A node's id."
     )
     edge = serializers.ListField(
-        child=serializers.IntegerField(min_value=0, max_value=NODE_ID_MAX),
+        child=serializers.IntegerField(min_value=0, max_value=MAX_NODE_ID),
         min_length=4,
         max_length=4,
         required=False,
@@ -115,7 +115,7 @@ class ThreadListQuerySerializer(PageQuerySerializer, AtQuerySerializer):
     kind = serializers.ChoiceField(choices=list(ANCHOR_KINDS), required=False)
     node = serializers.IntegerField(
         min_value=0,
-        max_value=NODE_ID_MAX,
+        max_value=MAX_NODE_ID,
         required=False,
         help_text="Only threads about this node (or the vertex it heads).",
     )
