@@ -1,16 +1,9 @@
-import { useCallback, useId } from "react";
+import { useId } from "react";
 
-import { getPlan } from "../api/resources";
 import type { StreamNode } from "../graph/streamgraph";
-import { useResource } from "../ui/useResource";
-import { useDocumentStore, useEditor } from "./context";
+import { useEditor } from "./context";
 import { importTodo, kindOptions, operatorChange } from "./operatorKind";
-
-/** `meta.importedFrom` of a pipeline imported from Flink's plan JSON (`runtime/imported.py`). */
-const IMPORTED_FROM_FLINK_PLAN = "flink-execution-plan";
-
-/** How long the checklist waits after an edit before it is fetched again. */
-const REFRESH_DELAY_MS = 400;
+import { useImportChecklist } from "./useImportChecklist";
 
 /**
  * The operator's kind, to change it (keeping id, name, uids, parallelism and edges,
@@ -23,25 +16,10 @@ export function OperatorKindField(props: {
 }) {
   const { node, onNotice } = props;
   const { session, catalog, canEdit } = useEditor();
-  const revision = useDocumentStore((state) => state.revision);
-  // Only an imported pipeline has a checklist: others never compile a REST plan for it.
-  const imported = useDocumentStore(
-    (state) => state.document?.meta?.importedFrom === IMPORTED_FROM_FLINK_PLAN,
-  );
+  const checklist = useImportChecklist();
   const id = useId();
-  const pipelineId = session.pipelineId;
-  const load = useCallback(
-    (signal: AbortSignal) =>
-      imported ? getPlan(pipelineId, undefined, signal) : Promise.resolve(null),
-    [pipelineId, imported],
-  );
-  const { data: plan } = useResource(
-    load,
-    imported ? `${pipelineId}@${revision}` : `${pipelineId}:not-imported`,
-    REFRESH_DELAY_MS,
-  );
   const current = node.operator ?? "";
-  const todo = importTodo(plan?.importChecklist ?? null, node.id, current);
+  const todo = importTodo(checklist, node.id, current);
   const labelOf = (kind: string): string =>
     catalog.operators.find((spec) => spec.kind === kind)?.label ?? kind;
 

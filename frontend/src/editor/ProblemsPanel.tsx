@@ -2,6 +2,7 @@ import { diagnosticElements } from "../graph/canvas";
 import { edgeKeys } from "../graph/edits";
 import type { Diagnostic } from "../graph/streamgraph";
 import { useDocumentStore, useEditor } from "./context";
+import { ImportChecklistPanel } from "./ImportChecklistPanel";
 import { noProblemsText } from "./problems";
 
 function plural(count: number, noun: string): string {
@@ -56,6 +57,7 @@ export function ProblemsPanel() {
           <span className="muted">The plan is built again as soon as the errors are fixed.</span>
         )}
       </header>
+      <ImportChecklistPanel />
       {diagnostics.length === 0 ? (
         <p className="muted problems__empty">{noProblemsText(operatorCount)}</p>
       ) : (

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 
 import type { Catalog, ImportChecklist, OperatorSpec, ParamSpec } from "../api/resources";
-import { defaultParams, importTodo, kindOptions, operatorChange } from "./operatorKind";
+import {
+  checklistLines,
+  checklistSummary,
+  defaultParams,
+  importTodo,
+  kindOptions,
+  operatorChange,
+} from "./operatorKind";
 
 function param(name: string, value: unknown): ParamSpec {
   return {
@@ -91,5 +98,63 @@ describe("an imported node's checklist", () => {
     expect(importTodo(checklist, 3, "sink.print")).toBeNull();
     expect(importTodo(checklist, 9, "map")).toBeNull();
     expect(importTodo(null, 2, "")).toBeNull();
+  });
+});
+
+describe("an imported pipeline's checklist as one list", () => {
+  const checklist: ImportChecklist = {
+    importedFrom: "flink-execution-plan",
+    remaining: 3,
+    nodes: [
+      {
+        node: 1,
+        name: "Source: Collection Source",
+        operator: "source",
+        suggestedOperator: "source.collection",
+        items: [
+          {
+            code: "import.operator",
+            message: "choose what it runs",
+            field: "operator",
+            edge: null,
+          },
+        ],
+      },
+      { node: 2, name: "Print", operator: "sink.print", suggestedOperator: null, items: [] },
+      {
+        node: 6,
+        name: "Reduce",
+        operator: "reduce",
+        suggestedOperator: "reduce",
+        items: [
+          { code: "param.required", message: "Reduce is required", field: "params.fn", edge: null },
+          { code: "run.keyed-input-needs-key", message: "needs a key", field: "key", edge: 3 },
+        ],
+      },
+    ],
+  };
+
+  it("lists every item of every node in document order, edges kept", () => {
+    expect(checklistLines(checklist)).toEqual([
+      {
+        node: 1,
+        name: "Source: Collection Source",
+        edge: null,
+        text: "choose what it runs",
+        field: "operator",
+      },
+      { node: 6, name: "Reduce", edge: null, text: "Reduce is required", field: "params.fn" },
+      { node: 6, name: "Reduce", edge: 3, text: "needs a key", field: "key" },
+    ]);
+  });
+
+  it("says how much is left, and when nothing is", () => {
+    expect(checklistSummary(checklist)).toBe(
+      "Imported from a Flink plan: 3 things left to fill in before it can run.",
+    );
+    expect(checklistSummary({ ...checklist, remaining: 1 })).toContain("1 thing left");
+    expect(checklistSummary({ ...checklist, remaining: 0, nodes: [] })).toBe(
+      "Imported from a Flink plan: nothing left to fill in, it can run.",
+    );
   });
 });

@@ -83,3 +83,35 @@ export function importTodo(
   );
   return suggested === null && left.length === 0 ? null : { suggested, left };
 }
+
+/** One line of an imported pipeline's checklist: a thing left on one node (or its input edge). */
+export interface ChecklistLine {
+  readonly node: number;
+  readonly name: string;
+  /** The input edge's index when the item is about an edge, else null. */
+  readonly edge: number | null;
+  readonly text: string;
+  readonly field: string | null;
+}
+
+/** Everything an imported pipeline has left, node by node in document order, as one list. */
+export function checklistLines(checklist: ImportChecklist): ChecklistLine[] {
+  return checklist.nodes.flatMap((entry) =>
+    entry.items.map((item) => ({
+      node: entry.node,
+      name: entry.name,
+      edge: item.edge,
+      text: item.message,
+      field: item.field,
+    })),
+  );
+}
+
+/** The checklist's headline: how much is left before the imported pipeline can run. */
+export function checklistSummary(checklist: ImportChecklist): string {
+  const left = checklist.remaining;
+  if (left === 0) {
+    return "Imported from a Flink plan: nothing left to fill in, it can run.";
+  }
+  return `Imported from a Flink plan: ${left} ${left === 1 ? "thing" : "things"} left to fill in before it can run.`;
+}

@@ -226,7 +226,7 @@ export function toCanvas(document: StreamGraphDocument, plan?: LivePlan | null):
  */
 export function diagnosticElements(
   document: StreamGraphDocument,
-  diagnostic: Diagnostic,
+  diagnostic: Pick<Diagnostic, "node" | "edge" | "nodes" | "edges">,
 ): { readonly nodes: number[]; readonly edges: string[] } {
   const nodes = diagnostic.nodes ?? (diagnostic.node === null ? [] : [diagnostic.node]);
   const indexes = diagnostic.edges ?? (diagnostic.edge === null ? [] : [diagnostic.edge]);
