@@ -1,0 +1,568 @@
+"""Flink's checkpoint metadata file (`_metadata` of a savepoint or retained checkpoint).
+
+What a savepoint holds per operator, read without Java or Flink: its OperatorID, name and
+uid (written since format 5), parallelism and max parallelism, and for every kind of state
+it has (keyed, operator list / union / broadcast, raw, an operator coordinator such as a
+source enumerator, in-flight input and output channel data) how many bytes it takes.
+
+The layout is Flink's own (its `Checkpoints` class writes the magic number 0x4960672d and
+the format version, then one of these serializers the rest), read from Flink's sources:
+
+* 3 `MetadataV3Serializer` (Flink 1.11 to 1.15): checkpoint id, master states, operator
+  states, each with its coordinator state and subtask states laid out by
+  `MetadataV2V3SerializerBase` (state handle types 0 to 17: byte streams, files, relative
+  files, key groups, incremental and changelog keyed state, file-merging segments);
+  channel state by `ChannelStateHandleSerializerV1`;
+* 4 `MetadataV4Serializer` (1.16 on): version 3 followed by the checkpoint's properties as
+  a Java serialization stream;
+* 5 `MetadataV5Serializer`: version 4 with each operator's name and uid before its id;
+* 6 `MetadataV6Serializer` (what Flink 2.3 writes): version 5 with channel state handles
+  tagged by type (`ChannelStateHandleSerializerV2`, merged handles included);
+* 7 `MetadataV7Serializer`: version 6 with an optional reference checkpoint id after each
+  subtask state.
+
+A file this cannot read raises `SavepointError`, which says what was expected at which byte
+offset; nothing else escapes `read_savepoint`. Every count and length is checked against the
+bytes that remain before anything is allocated or looped over, and nesting is bounded, so a
+hostile file costs at most time and memory linear in its size.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from compiler.hashing import to_hex
+from compiler.model import Hash128
+
+MAGIC: Final = 0x4960672D
+"""`Checkpoints.HEADER_MAGIC_NUMBER`."""
+
+SUPPORTED_VERSIONS: Final = (3, 4, 5, 6, 7)
+
+_MASTER_STATE_MAGIC: Final = 0xC96B1696
+_JAVA_SERIALIZATION_MAGIC: Final = b"\xac\xed\x00\x05"
+_MAX_NESTING: Final = 16
+"""Handles inside handles (changelog keyed state, key groups over a stream): Flink nests
+them two or three deep; a file that nests deeper is not one Flink wrote."""
+
+
+class SavepointError(ValueError):
+    """The file is not checkpoint metadata this reader understands: truncated, corrupt, not
+    a savepoint at all, or of an unknown version. Says what was expected where."""
+
+    def __init__(self, offset: int, expected: str, found: str | None = None) -> None:
+        self.offset = offset
+        self.expected = expected
+        self.found = found
+        text = f"byte {offset}: expected {expected}"
+        super().__init__(text if found is None else f"{text}, found {found}")
+
+
+class StateKind(Enum):
+    """The kinds of state an operator can hold, named as Flink's handles are."""
+
+    KEYED_MANAGED = "keyed"
+    KEYED_RAW = "keyed-raw"
+    OPERATOR_LIST = "operator-list"
+    """Managed operator state redistributed by splitting (`Mode.SPLIT_DISTRIBUTE`)."""
+    OPERATOR_UNION = "operator-union"
+    OPERATOR_BROADCAST = "operator-broadcast"
+    OPERATOR_RAW = "operator-raw"
+    COORDINATOR = "coordinator"
+    """An operator coordinator's state, such as a FLIP-27 source's split enumerator."""
+    INPUT_CHANNEL = "input-channel"
+    OUTPUT_CHANNEL = "output-channel"
+    """In-flight data of an unaligned checkpoint."""
+
+
+_OPERATOR_MODES: Final = (
+    StateKind.OPERATOR_LIST,
+    StateKind.OPERATOR_UNION,
+    StateKind.OPERATOR_BROADCAST,
+)
+"""`OperatorStateHandle.Mode` by ordinal."""
+_KIND_ORDER: Final = {kind: index for index, kind in enumerate(StateKind)}
+
+
+@dataclass(frozen=True, slots=True)
+class StateSize:
+    kind: StateKind
+    bytes: int
+    """What Flink's handles report as their state size, over all subtasks."""
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorState:
+    """One operator's entry in the savepoint."""
+
+    operator_id: Hash128
+    name: str | None
+    """Written since format 5; None when absent or empty."""
+    uid: str | None
+    parallelism: int
+    max_parallelism: int
+    subtasks: int
+    """Subtask entries written (finished ones included): Flink's `getNumberCollectedStates`."""
+    finished_subtasks: int
+    fully_finished: bool
+    """Every subtask had finished when the savepoint was taken (written as -1 subtasks)."""
+    sizes: tuple[StateSize, ...]
+    """Each kind of state it holds, in `StateKind` order."""
+    has_state: bool
+    """Flink's test for state that must be restored: coordinator state, or any subtask with
+    any state handle. An operator without it may be dropped freely (FLINK-7595)."""
+
+    @property
+    def kinds(self) -> tuple[StateKind, ...]:
+        return tuple(size.kind for size in self.sizes)
+
+    @property
+    def state_bytes(self) -> int:
+        return sum(size.bytes for size in self.sizes)
+
+    @property
+    def is_keyed(self) -> bool:
+        return any(k in (StateKind.KEYED_MANAGED, StateKind.KEYED_RAW) for k in self.kinds)
+
+    @property
+    def hex_id(self) -> str:
+        return to_hex(self.operator_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Savepoint:
+    version: int
+    checkpoint_id: int
+    master_states: tuple[str, ...]
+    """The names of the master hooks' states."""
+    operators: tuple[OperatorState, ...]
+    """In the file's order, which is the order Flink checks them in when it restores."""
+    size: int
+    """Bytes of the metadata file."""
+
+
+def read_savepoint(data: bytes) -> Savepoint:
+    """The savepoint in `data` (a whole `_metadata` file); `SavepointError` if it is not one."""
+    return _Reader(data).savepoint()
+
+
+class _Subtask:
+    """What one subtask's state adds to its operator's."""
+
+    __slots__ = ("has_state", "sizes")
+
+    def __init__(self) -> None:
+        self.sizes: dict[StateKind, int] = {}
+        self.has_state = False
+
+    def add(self, kind: StateKind, size: int) -> None:
+        self.sizes[kind] = self.sizes.get(kind, 0) + size
+        self.has_state = True
+
+
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+_U16 = struct.Struct(">H")
+
+
+class _Reader:
+    """A cursor over the bytes with Java `DataInputStream`'s primitives, every read checked."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+        self.version = 0
+        self.depth = 0
+
+    # -- primitives ---------------------------------------------------------------------
+
+    def remaining(self) -> int:
+        return len(self.data) - self.pos
+
+    def take(self, count: int, what: str) -> bytes:
+        if count > self.remaining():
+            raise SavepointError(
+                self.pos, f"{count} bytes ({what})", f"the file ends after {self.remaining()}"
+            )
+        start = self.pos
+        self.pos += count
+        return self.data[start : self.pos]
+
+    def u8(self, what: str) -> int:
+        return self.take(1, what)[0]
+
+    def i32(self, what: str) -> int:
+        value: int = _I32.unpack(self.take(4, what))[0]
+        return value
+
+    def i64(self, what: str) -> int:
+        value: int = _I64.unpack(self.take(8, what))[0]
+        return value
+
+    def boolean(self, what: str) -> bool:
+        return self.u8(what) != 0
+
+    def utf(self, what: str) -> str:
+        """`DataInput.readUTF`: a 2-byte length, then Java's modified UTF-8."""
+        start = self.pos
+        (length,) = _U16.unpack(self.take(2, f"the length of {what}"))
+        raw = self.take(length, what)
+        try:
+            return _modified_utf8(raw)
+        except UnicodeError:
+            raise SavepointError(start, f"{what} as modified UTF-8", "bytes that are not") from None
+
+    def count(self, what: str, element_bytes: int) -> int:
+        """A non-negative int32 count of elements of at least `element_bytes` bytes each, no
+        more than the rest of the file can hold."""
+        start = self.pos
+        value = self.i32(f"the number of {what}")
+        if value < 0:
+            raise SavepointError(start, f"a number of {what}", str(value))
+        if value * element_bytes > self.remaining():
+            raise SavepointError(
+                start,
+                f"a number of {what} that fits in the {self.remaining()} bytes left",
+                str(value),
+            )
+        return value
+
+    def enter(self, what: str) -> None:
+        self.depth += 1
+        if self.depth > _MAX_NESTING:
+            raise SavepointError(self.pos, f"{what} nested at most {_MAX_NESTING} deep")
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    # -- the file -----------------------------------------------------------------------
+
+    def savepoint(self) -> Savepoint:
+        magic = self.i32("the magic number") & 0xFFFFFFFF
+        if magic != MAGIC:
+            raise SavepointError(
+                0,
+                f"Flink's checkpoint metadata magic number 0x{MAGIC:08x}",
+                f"0x{magic:08x}: this is not a savepoint's _metadata file",
+            )
+        version = self.i32("the metadata version")
+        if version not in SUPPORTED_VERSIONS:
+            known = ", ".join(map(str, SUPPORTED_VERSIONS))
+            older = " (written by Flink 1.10 or older)" if version in (1, 2) else ""
+            raise SavepointError(4, f"metadata version {known}", f"{version}{older}")
+        self.version = version
+        checkpoint_id = self.i64("the checkpoint ID")
+        if checkpoint_id < 0:
+            raise SavepointError(8, "a checkpoint ID of 0 or more", str(checkpoint_id))
+        masters = self.count("master states", 8)
+        master_states = tuple(self.master_state() for _ in range(masters))
+        # An operator state takes at least 16 + 4 + 4 + 1 + 4 bytes (more with a name).
+        operators = tuple(self.operator_state() for _ in range(self.count("operator states", 29)))
+        self.trailer()
+        return Savepoint(version, checkpoint_id, master_states, operators, len(self.data))
+
+    def master_state(self) -> str:
+        start = self.pos
+        magic = self.i32("a master state's magic number") & 0xFFFFFFFF
+        if magic != _MASTER_STATE_MAGIC:
+            raise SavepointError(
+                start,
+                f"a master state's magic number 0x{_MASTER_STATE_MAGIC:08x}",
+                f"0x{magic:08x}",
+            )
+        length_at = self.pos
+        length = self.i32("a master state's length")
+        if length <= 0 or length > self.remaining():
+            raise SavepointError(
+                length_at, f"a master state length from 1 to {self.remaining()}", str(length)
+            )
+        end = self.pos + length
+        self.i32("a master state's version")
+        name = self.utf("a master state's name")
+        self.take(self.count("bytes of a master state", 1), "a master state's bytes")
+        if self.pos != end:
+            raise SavepointError(self.pos, f"the end of the master state at byte {end}")
+        return name
+
+    def trailer(self) -> None:
+        if self.version >= 4:
+            # The checkpoint's properties, a Java object: only its stream header is checked.
+            start = self.pos
+            header = self.take(4, "the checkpoint properties (a Java serialization stream)")
+            if header != _JAVA_SERIALIZATION_MAGIC:
+                raise SavepointError(
+                    start, "the checkpoint properties (a Java serialization stream)", header.hex()
+                )
+        elif self.remaining():
+            raise SavepointError(self.pos, "the end of the file", f"{self.remaining()} more bytes")
+
+    # -- operators and subtasks ------------------------------------------------------------
+
+    def operator_state(self) -> OperatorState:
+        name = uid = None
+        if self.version >= 5:
+            name = self.utf("an operator's name") or None
+            uid = self.utf("an operator's uid") or None
+        operator_id = Hash128(int.from_bytes(self.take(16, "an OperatorID"), "big"))
+        parallelism = self.i32("an operator's parallelism")
+        max_parallelism = self.i32("an operator's max parallelism")
+        sizes: dict[StateKind, int] = {}
+        has_state = False
+        coordinator_at = self.pos
+        coordinator = self.stream_handle("an operator's coordinator state")
+        if coordinator is not None:
+            if coordinator[0] != "bytes":
+                raise SavepointError(
+                    coordinator_at, "coordinator state as inline bytes", f"a {coordinator[0]}"
+                )
+            sizes[StateKind.COORDINATOR] = coordinator[1]
+            has_state = True
+        subtasks_at = self.pos
+        subtasks = self.i32("an operator's number of subtask states")
+        finished = 0
+        fully_finished = subtasks < 0
+        if fully_finished:
+            if coordinator is not None:
+                raise SavepointError(
+                    subtasks_at, "no coordinator state for an operator whose subtasks all finished"
+                )
+            subtasks = 0
+        elif subtasks * 4 > self.remaining():
+            raise SavepointError(
+                subtasks_at,
+                f"a number of subtask states that fits in the {self.remaining()} bytes left",
+                str(subtasks),
+            )
+        for _ in range(subtasks):
+            if self.i32("a subtask index") < 0:
+                finished += 1  # a finished subtask: its index is stored as -(index + 1)
+                continue
+            subtask = self.subtask_state()
+            has_state = has_state or subtask.has_state
+            for kind, size in subtask.sizes.items():
+                sizes[kind] = sizes.get(kind, 0) + size
+        return OperatorState(
+            operator_id=operator_id,
+            name=name,
+            uid=uid,
+            parallelism=parallelism,
+            max_parallelism=max_parallelism,
+            subtasks=subtasks,
+            finished_subtasks=finished,
+            fully_finished=fully_finished,
+            sizes=tuple(
+                StateSize(kind, size)
+                for kind, size in sorted(sizes.items(), key=lambda kv: _KIND_ORDER[kv[0]])
+            ),
+            has_state=has_state,
+        )
+
+    def subtask_state(self) -> _Subtask:
+        subtask = _Subtask()
+        if self.i32("whether a subtask has managed operator state") != 0:
+            self.operator_handle(subtask, managed=True)
+        if self.i32("whether a subtask has raw operator state") != 0:
+            self.operator_handle(subtask, managed=False)
+        self.keyed_handle(subtask, StateKind.KEYED_MANAGED)
+        self.keyed_handle(subtask, StateKind.KEYED_RAW)
+        for kind in (StateKind.INPUT_CHANNEL, StateKind.OUTPUT_CHANNEL):
+            for _ in range(self.count(f"{kind.value} state handles", 1)):
+                subtask.add(kind, self.channel_handle(kind))
+        if self.version >= 7 and self.u8("whether a reference checkpoint ID follows") == 1:
+            self.i64("a reference checkpoint ID")
+        return subtask
+
+    # -- state handles --------------------------------------------------------------------
+
+    def stream_handle(self, what: str) -> tuple[str, int] | None:
+        """A `StreamStateHandle`: None, or what it is and its state size."""
+        start = self.pos
+        kind = self.u8(f"the type of {what}")
+        if kind == 0:
+            return None
+        self.enter(what)
+        try:
+            if kind == 1:
+                self.utf("a byte stream handle's name")
+                length = self.count("bytes of a byte stream handle", 1)
+                self.take(length, "a byte stream handle's bytes")
+                return ("bytes", length)
+            if kind == 2:
+                size = self.i64("a file's state size")
+                self.utf("a file's path")
+                return ("file", size)
+            if kind == 6:
+                self.utf("a relative file's path")
+                return ("file", self.i64("a relative file's state size"))
+            if kind == 3:
+                return ("key groups", self.key_groups("a key-groups stream handle"))
+            if kind == 15:
+                self.i64("a file segment's start")
+                size = self.i64("a file segment's state size")
+                self.i32("a file segment's scope")
+                self.utf("a file segment's path")
+                self.utf("a file segment's logical file id")
+                return ("file segment", size)
+            if kind == 16:
+                return ("file segment", 0)
+        finally:
+            self.leave()
+        raise SavepointError(
+            start, f"a stream state handle type (0-3, 6, 15, 16) for {what}", str(kind)
+        )
+
+    def sized_stream_handle(self, what: str) -> int:
+        handle = self.stream_handle(what)
+        return 0 if handle is None else handle[1]
+
+    def key_groups(self, what: str) -> int:
+        """Key-group range and offsets, then the stream that holds them: its size."""
+        self.i32(f"the first key group of {what}")
+        self.take(8 * self.count(f"key groups of {what}", 8), f"the key-group offsets of {what}")
+        return self.sized_stream_handle(what)
+
+    def operator_handle(self, subtask: _Subtask, *, managed: bool) -> None:
+        start = self.pos
+        kind = self.u8("the type of an operator state handle")
+        if kind == 0:
+            return
+        if kind not in (4, 17):
+            raise SavepointError(start, "an operator state handle type (0, 4 or 17)", str(kind))
+        modes: list[StateKind] = []
+        for _ in range(self.count("named operator states", 7)):
+            self.utf("an operator state's name")
+            mode_at = self.pos
+            mode = self.u8("an operator state's distribution mode")
+            if mode >= len(_OPERATOR_MODES):
+                raise SavepointError(mode_at, "a distribution mode (0, 1 or 2)", str(mode))
+            modes.append(_OPERATOR_MODES[mode])
+            self.take(8 * self.count("operator state offsets", 8), "operator state offsets")
+        if kind == 17:
+            self.utf("a file-merging handle's task-owned directory")
+            self.utf("a file-merging handle's shared directory")
+            self.boolean("whether a file-merging handle is empty")
+        size = self.sized_stream_handle("an operator state's stream")
+        if not managed:
+            subtask.add(StateKind.OPERATOR_RAW, size)
+            return
+        kinds = list(dict.fromkeys(modes)) or [StateKind.OPERATOR_LIST]
+        # One stream holds every named state; its size goes to the first kind, the rest
+        # are listed with no bytes of their own.
+        for index, mode_kind in enumerate(kinds):
+            subtask.add(mode_kind, size if index == 0 else 0)
+
+    def keyed_handle(self, subtask: _Subtask | None, kind: StateKind) -> int:
+        """A `KeyedStateHandle` (added to `subtask` when given): its state size."""
+        start = self.pos
+        handle = self.u8("the type of a keyed state handle")
+        if handle == 0:
+            return 0
+        self.enter("a keyed state handle")
+        try:
+            size = self.keyed_handle_body(handle, start)
+        finally:
+            self.leave()
+        if subtask is not None:
+            subtask.add(kind, size)
+        return size
+
+    def keyed_handle_body(self, handle: int, start: int) -> int:
+        if handle in (3, 7, 12):  # key groups: plain, of a savepoint, with a handle id
+            size = self.key_groups("a keyed state handle")
+            if handle == 12:
+                self.utf("a keyed state handle's id")
+            return size
+        if handle in (5, 11):  # incremental (RocksDB)
+            self.i64("an incremental handle's checkpoint ID")
+            self.utf("an incremental handle's backend id")
+            self.i32("an incremental handle's first key group")
+            self.i32("an incremental handle's number of key groups")
+            if handle == 11:
+                self.i64("an incremental handle's checkpointed size")
+            size = self.sized_stream_handle("an incremental handle's metadata")
+            for part in ("shared", "private"):
+                for _ in range(self.count(f"{part} files of an incremental handle", 3)):
+                    self.utf(f"a {part} file's local path")
+                    size += self.sized_stream_handle(f"a {part} file")
+            if handle == 11:
+                self.utf("an incremental handle's id")
+            return size
+        if handle in (8, 14):  # changelog: materialized and not yet materialized parts
+            self.i32("a changelog handle's first key group")
+            self.i32("a changelog handle's number of key groups")
+            self.i64("a changelog handle's checkpointed size")
+            size = 0
+            for part in ("materialized", "non-materialized"):
+                for _ in range(self.count(f"{part} parts of a changelog handle", 1)):
+                    size += self.keyed_handle(None, StateKind.KEYED_MANAGED)
+            self.i64("a changelog handle's materialization ID")
+            if handle == 14:
+                self.i64("a changelog handle's checkpoint ID")
+            self.utf("a changelog handle's id")
+            return size
+        if handle == 9:  # changelog increment held in memory
+            self.i32("a changelog increment's first key group")
+            self.i32("a changelog increment's number of key groups")
+            self.i64("a changelog increment's first sequence number")
+            self.i64("a changelog increment's last sequence number")
+            size = 0
+            for _ in range(self.count("changes of a changelog increment", 8)):
+                self.i32("a change's key group")
+                length = self.count("bytes of a change", 1)
+                self.take(length, "a change's bytes")
+                size += length
+            self.utf("a changelog increment's id")
+            return size
+        if handle in (10, 13):  # changelog increment in files
+            self.i32("a changelog increment's first key group")
+            self.i32("a changelog increment's number of key groups")
+            for _ in range(self.count("files of a changelog increment", 9)):
+                self.i64("an offset in a changelog file")
+                self.sized_stream_handle("a changelog file")
+            size = self.i64("a changelog increment's state size")
+            self.i64("a changelog increment's checkpointed size")
+            self.utf("a changelog increment's id")
+            if handle == 13:
+                self.utf("a changelog increment's storage id")
+            return size
+        raise SavepointError(start, "a keyed state handle type (0, 3, 5, 7-14)", str(handle))
+
+    def channel_handle(self, kind: StateKind) -> int:
+        """One input-channel or result-subpartition handle: its state size."""
+        if self.version < 6:
+            return self.plain_channel_handle()
+        start = self.pos
+        tag = self.u8(f"the type of an {kind.value} state handle")
+        plain, merged = (1, 3) if kind is StateKind.INPUT_CHANNEL else (2, 4)
+        if tag == plain:
+            return self.plain_channel_handle()
+        if tag == merged:
+            self.i32("a merged channel handle's subtask index")
+            size = self.i64("a merged channel handle's state size")
+            self.sized_stream_handle("a merged channel handle's stream")
+            self.take(self.count("bytes of channel offsets", 1), "channel offsets")
+            return size
+        raise SavepointError(
+            start, f"an {kind.value} state handle type ({plain} or {merged})", str(tag)
+        )
+
+    def plain_channel_handle(self) -> int:
+        self.i32("a channel handle's subtask index")
+        self.i32("a channel handle's gate or partition index")
+        self.i32("a channel handle's channel or subpartition index")
+        self.take(8 * self.count("channel handle offsets", 8), "channel handle offsets")
+        size = self.i64("a channel handle's state size")
+        self.sized_stream_handle("a channel handle's stream")
+        return size
+
+
+def _modified_utf8(raw: bytes) -> str:
+    """Java's modified UTF-8: NUL as C0 80, and characters beyond the BMP as two encoded
+    UTF-16 surrogates (CESU-8)."""
+    if raw.isascii():
+        return raw.decode("ascii")
+    text = raw.replace(b"\xc0\x80", b"\x00").decode("utf-8", "surrogatepass")
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
