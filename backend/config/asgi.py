@@ -11,8 +11,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from accounts.websocket_auth import websocket_auth_stack  # noqa: E402
+from config.body_limit import limit_request_bodies  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 # Everything loaded so far lives as long as the process: keep it out of the cyclic
@@ -22,7 +24,9 @@ gc.freeze()
 
 application = ProtocolTypeRouter(
     {
-        "http": django_application,
+        "http": limit_request_bodies(
+            django_application, limit=lambda: settings.MAX_REQUEST_BODY_BYTES
+        ),
         "websocket": websocket_auth_stack(URLRouter(websocket_urlpatterns)),  # type: ignore[arg-type]
     }
 )

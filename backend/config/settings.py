@@ -233,6 +233,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", str(5 * 10
 PIPELINE_MAX_DOCUMENT_BYTES = int(
     os.environ.get("PIPELINE_MAX_DOCUMENT_BYTES", str(DATA_UPLOAD_MAX_MEMORY_SIZE - 64 * 1024))
 )
+SAVEPOINT_MAX_BYTES = int(os.environ.get("SAVEPOINT_MAX_BYTES", str(64 * 1024 * 1024)))
+"""The largest savepoint `_metadata` file a pipeline takes (an upload is read up to this)."""
+MAX_REQUEST_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, SAVEPOINT_MAX_BYTES) + 1024 * 1024
+"""No request body is read past this, whatever the endpoint (`config.body_limit`): each
+endpoint holds its own body to its own limit below it; this bounds what reaches the disk
+before any of them looks."""
 PIPELINE_MAX_NODES = int(os.environ.get("PIPELINE_MAX_NODES", "5000"))
 # A websocket message the consumers read at most (an edit may carry a node or a value as
 # large as a document); uvicorn closes the connection only beyond twice this.
