@@ -35,6 +35,7 @@ AREAS: Final = frozenset(
         "editor",  # frontend/src/editor
         "frontend",  # the browser app as a whole
         "pipelines",  # backend/pipelines: documents, versions, co-editing
+        "savepoints",  # backend/savepoints: uploaded savepoints, restore checks
         "reviews",  # backend/reviews: comments, review requests, verdicts, policies
         "runs",  # backend/runs: runs, the worker task, the run socket
         "runtime",  # backend/runtime: executing plans on Spark

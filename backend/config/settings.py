@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "config",  # project-wide management commands (`serve`)
     "accounts",
     "pipelines",
+    "savepoints",
     "reviews",
     "runs",
 ]

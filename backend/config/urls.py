@@ -16,6 +16,7 @@ api_urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/", include("config.auth_urls")),
     path("", include("accounts.urls")),
     path("", include("pipelines.urls")),
+    path("", include("savepoints.urls")),
     path("", include("reviews.urls")),
     path("", include("runs.urls")),
     path("", include("activity.urls")),

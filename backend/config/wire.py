@@ -22,6 +22,7 @@ from activity import events as activity_events
 from pipelines import events as pipeline_events
 from reviews import events as review_events
 from runs import events as run_events
+from savepoints import events as savepoint_events
 
 WIRE_SCHEMA = Path(__file__).resolve().parents[2] / "frontend/src/api/generated/wire.schema.json"
 
@@ -49,6 +50,9 @@ _ROOTS: Mapping[str, Any] = {
     "WaitingReviewPage": review_events.WaitingReviewPage,
     "MentionPage": review_events.MentionPage,
     "ActivityPage": activity_events.ActivityPage,
+    # A pipeline's savepoints and the restore check of a version against one.
+    "SavepointSummary": savepoint_events.SavepointSummary,
+    "SavepointDetail": savepoint_events.SavepointDetail,
 }
 """What the browser reads or sends, by the name its type has there."""
 

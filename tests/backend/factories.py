@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -16,6 +17,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import Membership, Role, Workspace
 from pipelines.models import Pipeline, PipelineVersion
+from savepoints.models import Savepoint
+from savepoints.services import savepoint_upload
 
 PASSWORD = "correct-horse-battery"
 _sequence = itertools.count(1)
@@ -164,4 +167,24 @@ def make_team() -> Team:
         viewer=viewer,
         outsider=outsider,
         pipeline=pipeline,
+    )
+
+
+SAVEPOINTS = Path(__file__).resolve().parents[1] / "compiler" / "data" / "savepoints"
+
+
+def savepoint_bytes(case: str = "counting") -> bytes:
+    """The `_metadata` of a real Flink 2.3 savepoint of the shared cases."""
+    return (SAVEPOINTS / f"{case}.v1.savepoint").read_bytes()
+
+
+def make_savepoint(
+    *, pipeline: Pipeline, case: str = "counting", label: str = "production", current: bool = False
+) -> Savepoint:
+    return savepoint_upload(
+        pipeline=pipeline,
+        actor=pipeline.workspace.memberships.get(role=Role.OWNER).user,
+        label=label,
+        data=savepoint_bytes(case),
+        current=current,
     )

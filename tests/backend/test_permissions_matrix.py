@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from reviews.models import Comment, CommentThread
 from reviews.services import Target, review_request_create, thread_create
@@ -24,8 +25,10 @@ from tests.backend.factories import (
     ROLES,
     Team,
     make_document,
+    make_savepoint,
     make_team,
     make_user,
+    savepoint_bytes,
 )
 from tests.backend.runs_support import make_run, make_runnable_version
 
@@ -43,6 +46,8 @@ class Endpoint:
     minimum: str
     success: int
     body: Callable[[Team], dict[str, Any]] | None = None
+    format: str | None = None
+    """The body's encoding when it is not the client's default (JSON): `multipart`."""
 
 
 def _ws(team: Team) -> str:
@@ -74,6 +79,14 @@ def _thread(team: Team) -> str:
 def _comment(team: Team, author: User | None) -> str:
     thread = _open_thread(team, author)
     return _p(team) + f"comments/{thread.pk}/{thread.comments.get().pk}/"
+
+
+def _savepoint(team: Team) -> str:
+    return _p(team) + f"savepoints/{make_savepoint(pipeline=team.pipeline).pk}/"
+
+
+def _savepoint_upload(team: Team) -> dict[str, Any]:
+    return {"file": SimpleUploadedFile("_metadata", savepoint_bytes()), "label": "production"}
 
 
 def _verdicts(team: Team) -> str:
@@ -244,6 +257,19 @@ ENDPOINTS = [
         lambda t: {"requiredApprovals": 2},
     ),
     Endpoint("activity", "get", lambda t: _p(t) + "activity/", "viewer", 200),
+    Endpoint("savepoints list", "get", lambda t: _p(t) + "savepoints/", "viewer", 200),
+    Endpoint(
+        "savepoint upload",
+        "post",
+        lambda t: _p(t) + "savepoints/",
+        "editor",
+        201,
+        _savepoint_upload,
+        format="multipart",
+    ),
+    Endpoint("savepoint read", "get", _savepoint, "viewer", 200),
+    Endpoint("savepoint change", "patch", _savepoint, "editor", 200, lambda t: {"isCurrent": True}),
+    Endpoint("savepoint delete", "delete", _savepoint, "editor", 204),
     Endpoint("inbox", "get", lambda t: "/api/me/inbox/", "auth", 200),
     Endpoint("reviews waiting", "get", lambda t: "/api/me/reviews/", "auth", 200),
     Endpoint("mentions", "get", lambda t: "/api/me/mentions/", "auth", 200),
@@ -277,6 +303,8 @@ def test_permission_matrix(endpoint: Endpoint, role: str) -> None:
     client = team.client(role)
     body = endpoint.body(team) if endpoint.body else None
     kwargs: dict[str, Any] = {} if body is None else {"data": body}
+    if endpoint.format is not None:
+        kwargs["format"] = endpoint.format
 
     response = getattr(client, endpoint.method)(endpoint.url(team), **kwargs)
 

@@ -52,6 +52,8 @@ PATHS = {
     "/api/pipelines/{pipeline_id}/versions/{number}/reviews/",
     "/api/pipelines/{pipeline_id}/versions/{number}/reviews/{request_id}/verdicts/",
     "/api/pipelines/{pipeline_id}/activity/",
+    "/api/pipelines/{pipeline_id}/savepoints/",
+    "/api/pipelines/{pipeline_id}/savepoints/{savepoint_id}/",
     "/api/workspaces/{workspace_id}/review-policy/",
     "/api/me/inbox/",
     "/api/me/reviews/",

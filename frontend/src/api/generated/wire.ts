@@ -28,7 +28,9 @@ export type WireShape =
   | Inbox
   | WaitingReviewPage
   | MentionPage
-  | ActivityPage;
+  | ActivityPage
+  | SavepointSummary
+  | SavepointDetail;
 export type PipelineClientMessage = EditRequest | PresenceRequest | ResyncRequest;
 export type PipelineServerMessage =
   | Snapshot
@@ -980,6 +982,90 @@ export interface RunFinishedActivity {
   readonly run: number;
   readonly version: number;
   readonly status: RunStatus;
+}
+/**
+ * An uploaded savepoint, without its operators.
+ */
+export interface SavepointSummary {
+  readonly id: number;
+  readonly label: string;
+  /**
+   * Bytes of the `_metadata` file.
+   */
+  readonly size: number;
+  readonly sha256: string;
+  /**
+   * The metadata format Flink wrote (3 to 7: Flink 1.15 to 2.3).
+   */
+  readonly formatVersion: number;
+  readonly checkpointId: number;
+  readonly operatorCount: number;
+  /**
+   * The savepoint production restores from: the plan review's state-loss gate uses it.
+   */
+  readonly isCurrent: boolean;
+  readonly uploadedBy: UserRef | null;
+  readonly uploadedAt: string;
+}
+export interface SavepointDetail {
+  readonly id: number;
+  readonly label: string;
+  /**
+   * Bytes of the `_metadata` file.
+   */
+  readonly size: number;
+  readonly sha256: string;
+  /**
+   * The metadata format Flink wrote (3 to 7: Flink 1.15 to 2.3).
+   */
+  readonly formatVersion: number;
+  readonly checkpointId: number;
+  readonly operatorCount: number;
+  /**
+   * The savepoint production restores from: the plan review's state-loss gate uses it.
+   */
+  readonly isCurrent: boolean;
+  readonly uploadedBy: UserRef | null;
+  readonly uploadedAt: string;
+  readonly operators: readonly SavepointOperator[];
+}
+/**
+ * One operator's state in a savepoint, in the file's order.
+ */
+export interface SavepointOperator {
+  readonly operatorId: string;
+  /**
+   * Written by Flink 1.17 and later (format 5 on); null before.
+   */
+  readonly name: string | null;
+  readonly uid: string | null;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly subtasks: number;
+  readonly finishedSubtasks: number;
+  readonly fullyFinished: boolean;
+  /**
+   * False when the operator holds no state: Flink lets such an entry go unrestored.
+   */
+  readonly hasState: boolean;
+  readonly stateBytes: number;
+  readonly sizes: readonly StateSizeEntry[];
+}
+export interface StateSizeEntry {
+  readonly kind:
+    | "keyed"
+    | "keyed-raw"
+    | "operator-list"
+    | "operator-union"
+    | "operator-broadcast"
+    | "operator-raw"
+    | "coordinator"
+    | "input-channel"
+    | "output-channel";
+  /**
+   * What Flink's state handles report, over all subtasks.
+   */
+  readonly bytes: number;
 }
 
 /** Every ExecutionState, in the server's order. */

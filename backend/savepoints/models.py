@@ -1,0 +1,49 @@
+"""A pipeline's savepoints: Flink `_metadata` files a team uploads to check versions against."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from pipelines.models import Pipeline
+
+
+class Savepoint(models.Model):
+    """One uploaded `_metadata` file, byte for byte, with what was read from it when it came.
+
+    The bytes are the source: a check reads them again, so a reader that learns more later
+    answers for old uploads too. `operator_count` and `checkpoint_id` are there to list
+    savepoints without reading any file. At most one savepoint per pipeline is current: the
+    one production would restore from, which the plan review's state-loss gate checks.
+    """
+
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="savepoints")
+    label = models.CharField(max_length=200)
+    data = models.BinaryField()
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    format_version = models.PositiveSmallIntegerField()
+    checkpoint_id = models.BigIntegerField()
+    operator_count = models.PositiveIntegerField()
+    is_current = models.BooleanField(default=False)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("pipeline_id", "-uploaded_at", "-id")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["pipeline"],
+                condition=models.Q(is_current=True),
+                name="one_current_savepoint_per_pipeline",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return self.label

@@ -1,0 +1,60 @@
+"""Request bodies and query parameters of the savepoints API. Response bodies are the wire
+models of `savepoints.events`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from config.converters import MAX_ID
+from config.fields import QuerySerializer, RequestSerializer, StrictBooleanField, TextField
+from savepoints.services import LABEL_MAX
+
+
+class _FormBooleanField(serializers.BooleanField):
+    """`true` or `false` as a form sends them (a multipart field is text)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if data in ("true", True):
+            return True
+        if data in ("false", False):
+            return False
+        self.fail("invalid", input=data)
+        raise AssertionError  # fail raises
+
+
+class SavepointUploadSerializer(RequestSerializer):
+    """`multipart/form-data`: the `_metadata` file of a savepoint or retained checkpoint."""
+
+    file = serializers.FileField(help_text="The savepoint's `_metadata` file.")
+    label = TextField(  # type: ignore[assignment]  # a field named like Field.label
+        max_length=LABEL_MAX, help_text='What it is, such as "production 2026-11-20".'
+    )
+    current = _FormBooleanField(
+        required=False,
+        default=False,
+        help_text="Make it the savepoint production restores from (`true` or `false`).",
+    )
+
+
+class SavepointUpdateSerializer(RequestSerializer):
+    label = TextField(max_length=LABEL_MAX, required=False)  # type: ignore[assignment]
+    isCurrent = StrictBooleanField(
+        required=False, help_text="Make it the current savepoint, or stop it being so."
+    )
+
+
+class RestoreCheckQuerySerializer(QuerySerializer):
+    version = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        help_text="A version number; the working copy if omitted.",
+    )
+    allowNonRestoredState = _FormBooleanField(
+        required=False,
+        default=False,
+        help_text="Start even if some state maps to no operator (Flink's "
+        "`--allowNonRestoredState`): `true` or `false`.",
+    )

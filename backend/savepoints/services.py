@@ -1,0 +1,112 @@
+"""Writes to a pipeline's savepoints: upload, relabel, mark current, delete.
+
+Each service checks the actor's current role (editors and owners write) and reads the file
+completely before anything is stored, so a file Flink did not write is refused with the
+byte offset where it stops making sense and nothing is half-stored. Marking a savepoint
+current takes the pipeline's row lock, so two at once leave exactly one current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+
+from accounts.models import Role
+from accounts.permissions import authenticated_user, require_role
+from compiler.savepoint import SavepointError, read_savepoint
+from config.errors import InvalidRequest
+from pipelines.models import Pipeline
+from savepoints.models import Savepoint
+from savepoints.uploads import FILE_FIELD
+
+Actor = AbstractBaseUser | AnonymousUser
+
+LABEL_MAX = 200
+
+
+def _label(label: str) -> str:
+    cleaned = label.strip()
+    if not cleaned:
+        raise InvalidRequest("Give the savepoint a label.", fields={"label": ["Required."]})
+    if len(cleaned) > LABEL_MAX:
+        raise InvalidRequest(
+            f"A label has at most {LABEL_MAX} characters.",
+            fields={"label": [f"At most {LABEL_MAX} characters."]},
+        )
+    return cleaned
+
+
+def _clear_current(pipeline: Pipeline) -> None:
+    """No savepoint of the pipeline is current any more (under its row lock)."""
+    Savepoint.objects.filter(pipeline=pipeline, is_current=True).update(is_current=False)
+
+
+def savepoint_upload(
+    *, pipeline: Pipeline, actor: Actor, label: str, data: bytes, current: bool = False
+) -> Savepoint:
+    """Store a savepoint's `_metadata` file for the pipeline, read and checked first."""
+    user = authenticated_user(actor)
+    require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
+    cleaned = _label(label)
+    try:
+        read = read_savepoint(data)
+    except SavepointError as error:
+        raise InvalidRequest(
+            f"The file is not a Flink savepoint's _metadata: {error}.",
+            code="invalid-savepoint",
+            fields={FILE_FIELD: [str(error)]},
+        ) from error
+    with transaction.atomic():
+        locked = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
+        require_role(user=user, workspace=locked.workspace_id, minimum=Role.EDITOR)
+        if current:
+            _clear_current(locked)
+        return Savepoint.objects.create(
+            pipeline=locked,
+            label=cleaned,
+            data=data,
+            size=len(data),
+            sha256=hashlib.sha256(data).hexdigest(),
+            format_version=read.version,
+            checkpoint_id=read.checkpoint_id,
+            operator_count=len(read.operators),
+            is_current=current,
+            uploaded_by=user,
+        )
+
+
+def savepoint_update(
+    *,
+    savepoint: Savepoint,
+    actor: Actor,
+    label: str | None = None,
+    current: bool | None = None,
+) -> Savepoint:
+    """Relabel a savepoint, or make it (or stop it being) the pipeline's current one."""
+    user = authenticated_user(actor)
+    with transaction.atomic():
+        pipeline = Pipeline.objects.select_for_update().get(pk=savepoint.pipeline_id)
+        require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
+        locked = Savepoint.objects.defer("data").get(pk=savepoint.pk)
+        fields = []
+        if label is not None:
+            locked.label = _label(label)
+            fields.append("label")
+        if current is not None:
+            if current:
+                _clear_current(pipeline)
+            locked.is_current = current
+            fields.append("is_current")
+        if fields:
+            locked.save(update_fields=fields)
+        return locked
+
+
+def savepoint_delete(*, savepoint: Savepoint, actor: Actor) -> None:
+    user = authenticated_user(actor)
+    with transaction.atomic():
+        pipeline = Pipeline.objects.select_for_update().get(pk=savepoint.pipeline_id)
+        require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
+        Savepoint.objects.filter(pk=savepoint.pk).delete()
