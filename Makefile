@@ -33,7 +33,8 @@ help:
 	@echo "  make build   build the browser app into frontend/dist if its sources changed"
 	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and"
 	@echo "              PostgreSQL), end-to-end tests in headless Chromium"
-	@echo "  make bench   compiler, runnability, co-editing, Spark and canvas benchmarks (figures)"
+	@echo "  make bench   compiler, runnability, savepoint, co-editing, Spark and canvas benchmarks"
+	@echo "              (figures)"
 	@echo "  make lint    ruff check and format check, commit messages since the rule came in"
 	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
 	@echo "  make wire    regenerate the browser's wire types from the server's models"
@@ -109,6 +110,7 @@ fmt: $(INSTALLED) $(NODE_STAMP)
 bench: $(INSTALLED) $(FRONTEND_STAMP) $(CHROMIUM)
 	PYTHONPATH=backend $(PY) -m benchmarks.compiler_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.runnability_bench
+	PYTHONPATH=backend $(PY) -m benchmarks.savepoint_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.coediting_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.spark_bench --postgres-url "$(TEST_POSTGRES_URL)" \
 		$(SPARK_BENCH_FLAGS)
