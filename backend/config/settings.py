@@ -245,9 +245,6 @@ PIPELINE_MAX_NODES = int(os.environ.get("PIPELINE_MAX_NODES", "5000"))
 # large as a document); uvicorn closes the connection only beyond twice this.
 WEBSOCKET_MAX_MESSAGE_BYTES = PIPELINE_MAX_DOCUMENT_BYTES + 64 * 1024
 PIPELINE_MAX_EDGES = int(os.environ.get("PIPELINE_MAX_EDGES", "20000"))
-# A savepoint's `_metadata` file read at most: with state inline (Flink keeps state below its
-# inline threshold in the file itself) it grows with the job's small state.
-SAVEPOINT_MAX_BYTES = int(os.environ.get("SAVEPOINT_MAX_BYTES", str(64 * 1024 * 1024)))
 
 REST_FRAMEWORK = {
     # Token first: its `WWW-Authenticate` header makes anonymous requests 401, not 403.
