@@ -567,8 +567,11 @@ class _Report:
         owner = self._previous_owner(state.operator_id)
         if self.previous is not None and self.previous.graph is not None and owner is not None:
             old = self.previous.graph.nodes[owner]
-            if owner not in self.graph.nodes:
-                return [f"its operator {old.name} ({owner}) was removed"]
+            now = self.graph.nodes.get(owner)
+            if now is None or (now.name != old.name and now.operator != old.operator):
+                # Node ids are not stable across versions (Flink numbers transformations as
+                # they are made): the same operator may now have another id.
+                return self._renumbered_reasons(state, old.name, owner)
             new_id = to_hex(self.plan.hashes[owner])
             causes = operator_id_causes(self.previous, self.plan, owner)
             return [
@@ -584,6 +587,18 @@ class _Report:
                 f"uidHash to {hex_id}"
             )
         return reasons
+
+    def _renumbered_reasons(self, state: OperatorState, name: str, owner: NodeId) -> list[str]:
+        hex_id = state.hex_id
+        same_name = self._named(name)
+        if not same_name:
+            return [f"its operator {name} ({owner}) was removed"]
+        node = same_name[0]
+        return [
+            f"its operator {name} ({owner}) is {name} ({node}) in this version, with ID "
+            f"{to_hex(self.plan.hashes[node])}: the graph around it changed",
+            f"to restore it, set the uidHash of {name} ({node}) to {hex_id}",
+        ]
 
     def _named(self, name: str | None) -> list[NodeId]:
         if name is None:

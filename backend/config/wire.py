@@ -53,6 +53,7 @@ _ROOTS: Mapping[str, Any] = {
     # A pipeline's savepoints and the restore check of a version against one.
     "SavepointSummary": savepoint_events.SavepointSummary,
     "SavepointDetail": savepoint_events.SavepointDetail,
+    "RestoreCheck": savepoint_events.RestoreCheck,
 }
 """What the browser reads or sends, by the name its type has there."""
 

@@ -23,10 +23,14 @@ from accounts.permissions import require_role
 from config.openapi import error_responses
 from config.parsers import JSONParser
 from pipelines.models import Pipeline
-from pipelines.selectors import pipeline_get_for_user
+from pipelines.selectors import WORKING, pipeline_get_for_user
 from savepoints import events, selectors, services
 from savepoints.models import Savepoint
-from savepoints.serializers import SavepointUpdateSerializer, SavepointUploadSerializer
+from savepoints.serializers import (
+    RestoreCheckQuerySerializer,
+    SavepointUpdateSerializer,
+    SavepointUploadSerializer,
+)
 from savepoints.uploads import SavepointUploadHandler
 
 
@@ -90,6 +94,7 @@ class SavepointListApi(APIView):
             label=data["label"],
             data=data["file"].read(),
             current=data["current"],
+            written_by=data.get("writtenBy"),
         )
         return _body(selectors.savepoint_detail(savepoint=savepoint), status.HTTP_201_CREATED)
 
@@ -125,6 +130,7 @@ class SavepointDetailApi(APIView):
             actor=request.user,
             label=data.get("label"),
             current=data.get("isCurrent"),
+            **({"written_by": data["writtenBy"]} if "writtenBy" in data else {}),
         )
         return _body(selectors.savepoint_summary(updated))
 
@@ -141,3 +147,29 @@ class SavepointDetailApi(APIView):
         savepoint = _savepoint(request, pipeline_id, savepoint_id)
         services.savepoint_delete(savepoint=savepoint, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class RestoreCheckApi(APIView):
+    @extend_schema(
+        operation_id="savepoints_check",
+        tags=["savepoints"],
+        parameters=[RestoreCheckQuerySerializer],
+        responses={200: events.RestoreCheck, **error_responses(400, 404, 409)},
+        summary="Would this version start from the savepoint? What Flink 2.3 does, before it",
+        description="Every operator state of the savepoint mapped to the version's operators "
+        "(or not, and why), Flink's verdict and message, the operators that start empty, and "
+        "warnings Flink never gives. 409 `plan-not-compiled` when the version does not "
+        "compile.",
+    )
+    def get(self, request: Request, pipeline_id: int, savepoint_id: int) -> Response:
+        pipeline = _pipeline(request, pipeline_id)
+        savepoint = selectors.savepoint_get(pipeline=pipeline, savepoint_id=savepoint_id)
+        query = RestoreCheckQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        check = selectors.savepoint_check(
+            pipeline=pipeline,
+            savepoint=savepoint,
+            ref=query.validated_data.get("version", WORKING),
+            allow_non_restored_state=query.validated_data["allowNonRestoredState"],
+        )
+        return _body(check)

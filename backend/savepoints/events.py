@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 
+from compiler.restore import FailureCode, MatchedBy, Outcome, WarningCode
 from compiler.savepoint import OperatorState, Savepoint, StateKind
 from config.messages import UserRef, WireMessage
 
@@ -86,6 +87,8 @@ class SavepointSummary(WireMessage):
     """The savepoint production restores from: the plan review's state-loss gate uses it."""
     uploadedBy: UserRef | None
     uploadedAt: datetime
+    writtenBy: int | None
+    """The version whose job took it, when the uploader said."""
 
 
 class SavepointSummaries(RootModel[list[SavepointSummary]]):
@@ -98,3 +101,94 @@ class SavepointDetail(SavepointSummary):
 
 def operators_of(savepoint: Savepoint) -> list[SavepointOperator]:
     return [SavepointOperator.of(state) for state in savepoint.operators]
+
+
+# The restore check ----------------------------------------------------------------------
+
+
+class RestoreTarget(WireMessage):
+    """The operator of the checked version that takes a savepoint operator's state."""
+
+    node: int
+    name: str
+    operator: str
+    """Its kind (`map`, `reduce`, ...)."""
+    operatorId: HexId
+    """The ID that matched."""
+    matchedBy: MatchedBy
+    vertexId: HexId
+    vertexName: str
+    parallelism: int
+    maxParallelism: int
+    """The vertex's max parallelism as the restore leaves it."""
+
+
+class OperatorRestore(WireMessage):
+    """What becomes of one operator state of the savepoint, in the file's order."""
+
+    operatorId: HexId
+    name: str | None
+    uid: str | None
+    parallelism: int
+    maxParallelism: int
+    state: list[StateSizeEntry]
+    hasState: bool
+    outcome: Outcome
+    target: RestoreTarget | None
+    reasons: list[str]
+    """Why it went where it went, or nowhere: which hash input changed, what to set."""
+
+
+class NewOperator(WireMessage):
+    """An operator of the checked version that restores nothing: it starts empty."""
+
+    node: int
+    name: str
+    operator: str
+    operatorId: HexId
+    vertexId: HexId
+    stateful: bool
+
+
+class RestoreFailure(WireMessage):
+    code: FailureCode
+    operatorId: HexId
+    """The ID Flink names: the operator's, or for `parallelism-above-max` the vertex's."""
+    message: str
+    """Flink's own words."""
+
+
+class RestoreWarning(WireMessage):
+    code: WarningCode
+    message: str
+    operatorId: HexId | None
+    node: int | None
+
+
+class RestoreCheck(WireMessage):
+    """`GET /api/pipelines/<id>/savepoints/<sid>/check/`: what Flink 2.3 does when the
+    version (or the working copy) is started from the savepoint."""
+
+    savepoint: SavepointSummary
+    checked: int | Literal["working"]
+    """The version checked, or the working copy."""
+    revision: int | None
+    """The working copy's revision checked; null for a version."""
+    comparedWith: int | None
+    """The version that wrote the savepoint, when its uploader said: lost state is then
+    explained by what changed since."""
+    restores: bool
+    verdict: str
+    """The answer in one sentence: "Restores", "Fails: state of Sum (90bea66d...) has no
+    operator in this version"."""
+    allowNonRestoredState: bool
+    failure: RestoreFailure | None
+    restoresAllowingNonRestoredState: bool
+    operators: list[OperatorRestore]
+    newOperators: list[NewOperator]
+    warnings: list[RestoreWarning]
+
+    @classmethod
+    def of(cls, check: dict[str, Any], **context: Any) -> RestoreCheck:
+        """From `compiler.restore.RestoreCheck.to_json()`, which must fit this shape."""
+        return cls.model_validate({**check, **context})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from pipelines.models import Pipeline
+from pipelines.models import Pipeline, PipelineVersion
 
 
 class Savepoint(models.Model):
@@ -26,6 +26,15 @@ class Savepoint(models.Model):
     checkpoint_id = models.BigIntegerField()
     operator_count = models.PositiveIntegerField()
     is_current = models.BooleanField(default=False)
+    written_by = models.ForeignKey(
+        PipelineVersion,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    """The version whose job took it, when the uploader says: a check then explains lost
+    state by what changed since (which hash input), and finds changed keys and kinds."""
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from compiler.pipeline import Compilation, compile_document
+from compiler.restore import check_restore
 from compiler.savepoint import Savepoint as SavepointRead
 from compiler.savepoint import read_savepoint
-from config.errors import NotFound
+from config.errors import Conflict, NotFound
 from config.messages import UserRef
 from pipelines.models import Pipeline
-from savepoints.events import SavepointDetail, SavepointSummary, operators_of
+from pipelines.selectors import WORKING, VersionRef, version_get
+from savepoints.events import (
+    RestoreCheck,
+    SavepointDetail,
+    SavepointSummary,
+    operators_of,
+)
 from savepoints.models import Savepoint
 
 
@@ -18,8 +26,8 @@ def savepoint_list(*, pipeline: Pipeline) -> QuerySet[Savepoint]:
     """The pipeline's savepoints, newest first, without their files."""
     return (
         Savepoint.objects.filter(pipeline=pipeline)
-        .select_related("uploaded_by")
-        .defer("data")
+        .select_related("uploaded_by", "written_by")
+        .defer("data", "written_by__document")
         .order_by("-uploaded_at", "-id")
     )
 
@@ -27,7 +35,7 @@ def savepoint_list(*, pipeline: Pipeline) -> QuerySet[Savepoint]:
 def savepoint_get(*, pipeline: Pipeline, savepoint_id: int) -> Savepoint:
     savepoint = (
         Savepoint.objects.filter(pipeline=pipeline, pk=savepoint_id)
-        .select_related("uploaded_by")
+        .select_related("uploaded_by", "written_by")
         .first()
     )
     if savepoint is None:
@@ -57,6 +65,7 @@ def savepoint_summary(savepoint: Savepoint) -> SavepointSummary:
         operatorCount=savepoint.operator_count,
         isCurrent=savepoint.is_current,
         uploadedBy=None if user is None else UserRef(id=user.pk, username=user.get_username()),
+        writtenBy=None if savepoint.written_by is None else savepoint.written_by.number,
         uploadedAt=savepoint.uploaded_at,
     )
 
@@ -65,4 +74,52 @@ def savepoint_detail(*, savepoint: Savepoint) -> SavepointDetail:
     summary = savepoint_summary(savepoint)
     return SavepointDetail(
         **summary.model_dump(), operators=operators_of(savepoint_read(savepoint=savepoint))
+    )
+
+
+def _compiled(document: object, what: str) -> Compilation:
+    compilation = compile_document(document)
+    if not compilation.ok or compilation.graph is None:
+        first = next(iter(compilation.diagnostics), None)
+        detail = "" if first is None else f": {first.location.describe()}: {first.message}"
+        raise Conflict(
+            f"{what} does not compile, so there is no job to start from the savepoint{detail}.",
+            code="plan-not-compiled",
+            diagnostics=compilation.diagnostics,
+        )
+    return compilation
+
+
+def savepoint_check(
+    *,
+    pipeline: Pipeline,
+    savepoint: Savepoint,
+    ref: VersionRef = WORKING,
+    allow_non_restored_state: bool = False,
+) -> RestoreCheck:
+    """What Flink 2.3 does when version `ref` (or the working copy) starts from `savepoint`
+    (`compiler.restore`); `Conflict` when that version does not compile."""
+    if ref == WORKING:
+        document, what, revision = pipeline.document, "The working copy", pipeline.revision
+    else:
+        version = version_get(pipeline=pipeline, number=int(ref))
+        document, what, revision = version.document, f"Version {version.number}", None
+    plan = _compiled(document, what)
+    written_by = savepoint.written_by
+    previous = None
+    if written_by is not None:
+        compiled = compile_document(written_by.document)
+        previous = compiled if compiled.ok and compiled.graph is not None else None
+    check = check_restore(
+        savepoint_read(savepoint=savepoint).operators,
+        plan,
+        allow_non_restored_state=allow_non_restored_state,
+        previous=previous,
+    )
+    return RestoreCheck.of(
+        check.to_json(),
+        savepoint=savepoint_summary(savepoint),
+        checked=ref,
+        revision=revision,
+        comparedWith=None if previous is None or written_by is None else written_by.number,
     )

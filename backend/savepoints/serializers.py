@@ -36,12 +36,25 @@ class SavepointUploadSerializer(RequestSerializer):
         default=False,
         help_text="Make it the savepoint production restores from (`true` or `false`).",
     )
+    writtenBy = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        help_text="The number of the version whose job took it, if known.",
+    )
 
 
 class SavepointUpdateSerializer(RequestSerializer):
     label = TextField(max_length=LABEL_MAX, required=False)  # type: ignore[assignment]
     isCurrent = StrictBooleanField(
         required=False, help_text="Make it the current savepoint, or stop it being so."
+    )
+    writtenBy = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        allow_null=True,
+        help_text="The number of the version whose job took it; null: not known.",
     )
 
 

@@ -9,6 +9,7 @@ current takes the pipeline's row lock, so two at once leave exactly one current.
 from __future__ import annotations
 
 import hashlib
+from typing import Literal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
@@ -17,7 +18,8 @@ from accounts.models import Role
 from accounts.permissions import authenticated_user, require_role
 from compiler.savepoint import SavepointError, read_savepoint
 from config.errors import InvalidRequest
-from pipelines.models import Pipeline
+from pipelines.models import Pipeline, PipelineVersion
+from pipelines.selectors import version_get
 from savepoints.models import Savepoint
 from savepoints.uploads import FILE_FIELD
 
@@ -43,10 +45,21 @@ def _clear_current(pipeline: Pipeline) -> None:
     Savepoint.objects.filter(pipeline=pipeline, is_current=True).update(is_current=False)
 
 
+def _version(pipeline: Pipeline, number: int | None) -> PipelineVersion | None:
+    return None if number is None else version_get(pipeline=pipeline, number=number)
+
+
 def savepoint_upload(
-    *, pipeline: Pipeline, actor: Actor, label: str, data: bytes, current: bool = False
+    *,
+    pipeline: Pipeline,
+    actor: Actor,
+    label: str,
+    data: bytes,
+    current: bool = False,
+    written_by: int | None = None,
 ) -> Savepoint:
-    """Store a savepoint's `_metadata` file for the pipeline, read and checked first."""
+    """Store a savepoint's `_metadata` file for the pipeline, read and checked first;
+    `written_by` is the number of the version whose job took it, when known."""
     user = authenticated_user(actor)
     require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
     cleaned = _label(label)
@@ -61,6 +74,7 @@ def savepoint_upload(
     with transaction.atomic():
         locked = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
         require_role(user=user, workspace=locked.workspace_id, minimum=Role.EDITOR)
+        version = _version(locked, written_by)
         if current:
             _clear_current(locked)
         return Savepoint.objects.create(
@@ -73,6 +87,7 @@ def savepoint_upload(
             checkpoint_id=read.checkpoint_id,
             operator_count=len(read.operators),
             is_current=current,
+            written_by=version,
             uploaded_by=user,
         )
 
@@ -83,8 +98,10 @@ def savepoint_update(
     actor: Actor,
     label: str | None = None,
     current: bool | None = None,
+    written_by: int | Literal["keep"] | None = "keep",
 ) -> Savepoint:
-    """Relabel a savepoint, or make it (or stop it being) the pipeline's current one."""
+    """Relabel a savepoint, make it (or stop it being) the pipeline's current one, or say
+    which version wrote it (None: not known)."""
     user = authenticated_user(actor)
     with transaction.atomic():
         pipeline = Pipeline.objects.select_for_update().get(pk=savepoint.pipeline_id)
@@ -99,6 +116,9 @@ def savepoint_update(
                 _clear_current(pipeline)
             locked.is_current = current
             fields.append("is_current")
+        if written_by != "keep":
+            locked.written_by = _version(pipeline, written_by)
+            fields.append("written_by")
         if fields:
             locked.save(update_fields=fields)
         return locked

@@ -12,4 +12,9 @@ urlpatterns = [
         apis.SavepointDetailApi.as_view(),
         name="savepoint-detail",
     ),
+    path(
+        _SAVEPOINTS + "<id:savepoint_id>/check/",
+        apis.RestoreCheckApi.as_view(),
+        name="savepoint-check",
+    ),
 ]

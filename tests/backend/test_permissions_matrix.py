@@ -270,6 +270,7 @@ ENDPOINTS = [
     Endpoint("savepoint read", "get", _savepoint, "viewer", 200),
     Endpoint("savepoint change", "patch", _savepoint, "editor", 200, lambda t: {"isCurrent": True}),
     Endpoint("savepoint delete", "delete", _savepoint, "editor", 204),
+    Endpoint("savepoint check", "get", lambda t: _savepoint(t) + "check/", "viewer", 200),
     Endpoint("inbox", "get", lambda t: "/api/me/inbox/", "auth", 200),
     Endpoint("reviews waiting", "get", lambda t: "/api/me/reviews/", "auth", 200),
     Endpoint("mentions", "get", lambda t: "/api/me/mentions/", "auth", 200),

@@ -3,6 +3,7 @@ relabel and mark current, delete; bad and oversized files refused with where and
 
 from __future__ import annotations
 
+import json
 from typing import Any, get_args
 
 import pytest
@@ -10,9 +11,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from compiler.savepoint import StateKind, read_savepoint
+from pipelines.models import Pipeline
 from savepoints.events import StateKindName
 from savepoints.models import Savepoint
 from tests.backend.factories import (
+    SAVEPOINTS,
     client_for,
     make_savepoint,
     make_team,
@@ -176,3 +179,108 @@ def test_another_workspace_never_sees_the_savepoints() -> None:
 
 def test_the_wire_names_every_kind_of_state() -> None:
     assert get_args(StateKindName) == tuple(kind.value for kind in StateKind)
+
+
+def _case(name: str) -> dict[str, Any]:
+    return json.loads((SAVEPOINTS / f"{name}.streamgraph.json").read_text())
+
+
+def _restore(name: str) -> dict[str, Any]:
+    return json.loads((SAVEPOINTS / f"{name}.restore.json").read_text())
+
+
+def _check(client: APIClient, pipeline_id: int, savepoint_id: int, query: str = "") -> Any:
+    return client.get(f"/api/pipelines/{pipeline_id}/savepoints/{savepoint_id}/check/{query}")
+
+
+def test_a_viewer_checks_the_working_copy_as_flink_would_start_it() -> None:
+    team = make_team()
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(
+        document=_case("counting--insert-map"), revision=7
+    )
+    savepoint = make_savepoint(pipeline=team.pipeline)
+    expected = _restore("counting--insert-map")
+
+    refused = _check(team.client("viewer"), team.pipeline.pk, savepoint.pk)
+    allowed = _check(
+        team.client("viewer"), team.pipeline.pk, savepoint.pk, "?allowNonRestoredState=true"
+    )
+
+    assert refused.status_code == 200, refused.content[:300]
+    body = refused.json()
+    assert body["checked"] == "working"
+    assert body["revision"] == 7
+    assert body["restores"] is expected["restored"] is False
+    assert body["restoresAllowingNonRestoredState"] is expected["restoredAllowingNonRestoredState"]
+    assert body["failure"]["operatorId"] in expected["error"]
+    assert body["verdict"].startswith("Fails: state of ")
+    assert body["savepoint"]["id"] == savepoint.pk
+    lost = [o for o in body["operators"] if o["outcome"] == "lost"]
+    assert lost and all(o["target"] is None and o["reasons"] for o in lost)
+    assert allowed.json()["restores"] is True
+    assert allowed.json()["verdict"].startswith("Restores")
+
+
+def test_a_version_is_checked_and_explained_by_the_version_that_wrote_it() -> None:
+    team = make_team()
+    client = team.client("editor")
+    pipeline_url = f"/api/pipelines/{team.pipeline.pk}/"
+    for case in ("counting.v1", "counting--insert-map"):
+        client.patch(pipeline_url, {"document": _case(case)}, format="json")
+        client.post(pipeline_url + "versions/", {"message": case}, format="json")
+    uploaded = _upload(client, team.pipeline.pk, savepoint_bytes(), writtenBy="2").json()
+    assert uploaded["writtenBy"] == 2
+
+    same = _check(client, team.pipeline.pk, uploaded["id"], "?version=2").json()
+    changed = _check(client, team.pipeline.pk, uploaded["id"], "?version=3").json()
+
+    assert same["restores"] is True
+    assert same["checked"] == 2
+    assert same["revision"] is None
+    assert changed["restores"] is False
+    assert changed["comparedWith"] == 2
+    lost = next(o for o in changed["operators"] if o["outcome"] == "lost")
+    assert any("uidHash" in reason for reason in lost["reasons"])
+
+
+def test_a_version_that_does_not_compile_has_nothing_to_check() -> None:
+    team = make_team()
+    document = _case("counting.v1")
+    document["edges"].append({"source": 3, "target": 2, "partitioner": "FORWARD"})
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=document)
+    savepoint = make_savepoint(pipeline=team.pipeline)
+
+    response = _check(team.client("viewer"), team.pipeline.pk, savepoint.pk)
+
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "plan-not-compiled"
+    assert error["message"].startswith("The working copy does not compile")
+    assert error["diagnostics"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("?version=0", "version"),
+        ("?version=x", "version"),
+        ("?allowNonRestoredState=1", "allowNonRestoredState"),
+    ],
+)
+def test_bad_check_queries_say_which_parameter(query: str, field: str) -> None:
+    team = make_team()
+    savepoint = make_savepoint(pipeline=team.pipeline)
+
+    response = _check(team.client("viewer"), team.pipeline.pk, savepoint.pk, query)
+
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+
+
+def test_an_unknown_version_is_not_found() -> None:
+    team = make_team()
+    savepoint = make_savepoint(pipeline=team.pipeline)
+
+    response = _check(team.client("viewer"), team.pipeline.pk, savepoint.pk, "?version=99")
+
+    assert response.status_code == 404

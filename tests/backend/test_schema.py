@@ -54,6 +54,7 @@ PATHS = {
     "/api/pipelines/{pipeline_id}/activity/",
     "/api/pipelines/{pipeline_id}/savepoints/",
     "/api/pipelines/{pipeline_id}/savepoints/{savepoint_id}/",
+    "/api/pipelines/{pipeline_id}/savepoints/{savepoint_id}/check/",
     "/api/workspaces/{workspace_id}/review-policy/",
     "/api/me/inbox/",
     "/api/me/reviews/",

@@ -388,3 +388,20 @@ def test_a_plan_that_does_not_compile_cannot_be_checked() -> None:
     broken = compile_document({"format": "streamgraph/v1", "nodes": "no"})
     with pytest.raises(ValueError, match="does not compile"):
         check_restore((), broken)
+
+
+def test_an_operator_renumbered_by_an_insertion_is_found_by_its_name() -> None:
+    # Inserting a map renumbers the nodes after it (Flink numbers transformations as they
+    # are made): Sum was node 5 and is node 6, so "removed" would not be true.
+    old = compile_document(_json(DATA / "counting.v1.streamgraph.json"))
+    new = compile_document(_json(DATA / "counting--insert-map.streamgraph.json"))
+    savepoint = read_savepoint((DATA / "counting.v1.savepoint").read_bytes())
+
+    check = check_restore(savepoint.operators, new, previous=old)
+
+    sum_row = next(row for row in check.operators if row.name == "Sum")
+    assert sum_row.outcome == "lost"
+    assert sum_row.reasons[0].startswith("its operator Sum (5) is Sum (6) in this version")
+    assert (
+        sum_row.reasons[1] == f"to restore it, set the uidHash of Sum (6) to {sum_row.operator_id}"
+    )

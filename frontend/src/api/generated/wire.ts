@@ -30,7 +30,8 @@ export type WireShape =
   | MentionPage
   | ActivityPage
   | SavepointSummary
-  | SavepointDetail;
+  | SavepointDetail
+  | RestoreCheck;
 export type PipelineClientMessage = EditRequest | PresenceRequest | ResyncRequest;
 export type PipelineServerMessage =
   | Snapshot
@@ -1006,6 +1007,10 @@ export interface SavepointSummary {
   readonly isCurrent: boolean;
   readonly uploadedBy: UserRef | null;
   readonly uploadedAt: string;
+  /**
+   * The version whose job took it, when the uploader said.
+   */
+  readonly writtenBy: number | null;
 }
 export interface SavepointDetail {
   readonly id: number;
@@ -1027,6 +1032,10 @@ export interface SavepointDetail {
   readonly isCurrent: boolean;
   readonly uploadedBy: UserRef | null;
   readonly uploadedAt: string;
+  /**
+   * The version whose job took it, when the uploader said.
+   */
+  readonly writtenBy: number | null;
   readonly operators: readonly SavepointOperator[];
 }
 /**
@@ -1066,6 +1075,112 @@ export interface StateSizeEntry {
    * What Flink's state handles report, over all subtasks.
    */
   readonly bytes: number;
+}
+/**
+ * `GET /api/pipelines/<id>/savepoints/<sid>/check/`: what Flink 2.3 does when the
+ * version (or the working copy) is started from the savepoint.
+ */
+export interface RestoreCheck {
+  readonly savepoint: SavepointSummary;
+  /**
+   * The version checked, or the working copy.
+   */
+  readonly checked: number | "working";
+  /**
+   * The working copy's revision checked; null for a version.
+   */
+  readonly revision: number | null;
+  /**
+   * The version that wrote the savepoint, when its uploader said: lost state is then
+   * explained by what changed since.
+   */
+  readonly comparedWith: number | null;
+  readonly restores: boolean;
+  /**
+   * The answer in one sentence: "Restores", "Fails: state of Sum (90bea66d...) has no
+   * operator in this version".
+   */
+  readonly verdict: string;
+  readonly allowNonRestoredState: boolean;
+  readonly failure: RestoreFailure | null;
+  readonly restoresAllowingNonRestoredState: boolean;
+  readonly operators: readonly OperatorRestore[];
+  readonly newOperators: readonly NewOperator[];
+  readonly warnings: readonly RestoreWarning[];
+}
+export interface RestoreFailure {
+  readonly code:
+    | "unmapped-state"
+    | "max-parallelism-mismatch"
+    | "parallelism-above-max"
+    | "max-parallelism-changed";
+  /**
+   * The ID Flink names: the operator's, or for `parallelism-above-max` the vertex's.
+   */
+  readonly operatorId: string;
+  /**
+   * Flink's own words.
+   */
+  readonly message: string;
+}
+/**
+ * What becomes of one operator state of the savepoint, in the file's order.
+ */
+export interface OperatorRestore {
+  readonly operatorId: string;
+  readonly name: string | null;
+  readonly uid: string | null;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly state: readonly StateSizeEntry[];
+  readonly hasState: boolean;
+  readonly outcome:
+    "restored" | "empty" | "lost" | "shadowed" | "max-parallelism" | "parallelism-above-max";
+  readonly target: RestoreTarget | null;
+  /**
+   * Why it went where it went, or nowhere: which hash input changed, what to set.
+   */
+  readonly reasons: readonly string[];
+}
+/**
+ * The operator of the checked version that takes a savepoint operator's state.
+ */
+export interface RestoreTarget {
+  readonly node: number;
+  readonly name: string;
+  /**
+   * Its kind (`map`, `reduce`, ...).
+   */
+  readonly operator: string;
+  /**
+   * The ID that matched.
+   */
+  readonly operatorId: string;
+  readonly matchedBy: "operator-id" | "uid" | "uid-hash";
+  readonly vertexId: string;
+  readonly vertexName: string;
+  readonly parallelism: number;
+  /**
+   * The vertex's max parallelism as the restore leaves it.
+   */
+  readonly maxParallelism: number;
+}
+/**
+ * An operator of the checked version that restores nothing: it starts empty.
+ */
+export interface NewOperator {
+  readonly node: number;
+  readonly name: string;
+  readonly operator: string;
+  readonly operatorId: string;
+  readonly vertexId: string;
+  readonly stateful: boolean;
+}
+export interface RestoreWarning {
+  readonly code: "key-changed" | "kind-changed" | "derived-max-parallelism" | "state-dropped";
+  readonly message: string;
+  readonly operatorId: string | null;
+  readonly node: number | null;
 }
 
 /** Every ExecutionState, in the server's order. */
