@@ -32,6 +32,7 @@ state to lose: nothing is listed.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -42,6 +43,8 @@ from compiler.execution import ExecutionJobVertex
 from compiler.hashing import to_hex
 from compiler.model import Hash128, NodeId
 from compiler.pipeline import Compilation, compile_document
+from compiler.restore import RestoreCheck, check_restore
+from compiler.savepoint import OperatorState
 
 RiskCode = Literal[
     "operator-removed", "state-lost", "key-changed", "max-parallelism-changed", "not-compiled"
@@ -63,8 +66,9 @@ class Reason:
 
 @dataclass(frozen=True, slots=True)
 class StateRisk:
-    node: int
-    """The operator's node id in the reference."""
+    node: int | None
+    """The operator's node id in the reference; against a savepoint, the node of the
+    reviewed version it concerns (null: none, its operator is not there)."""
     name: str
     operator_id: str
     """The id its state has in a savepoint of the reference."""
@@ -228,3 +232,48 @@ def _max_parallelism_changes(
             )
         found.append((nid, Reason("max-parallelism-changed", message)))
     return found
+
+
+def savepoint_risks(
+    operators: Sequence[OperatorState],
+    reviewed: Compilation,
+    *,
+    previous: Compilation | None = None,
+) -> list[StateRisk]:
+    """The operator states of a real savepoint (`compiler.savepoint`) whose state the
+    reviewed version would not restore, as Flink restores (`compiler.restore`): state no
+    operator takes (`state-lost`), a max parallelism it cannot be restored with
+    (`max-parallelism-changed`), a key changed in front of it (`key-changed`, with the
+    version that wrote the savepoint as `previous`). Every state, if it does not compile.
+    Empty state, which Flink drops freely, is never at risk. In the savepoint's order."""
+    if not reviewed.ok or reviewed.graph is None:
+        first = next((d for d in reviewed.diagnostics if d.severity is Severity.ERROR), None)
+        what = f" ({first.location.describe()}: {first.message})" if first is not None else ""
+        text = f"the reviewed version does not compile{what}: its state cannot be checked"
+        return [
+            StateRisk(None, state.name or "", state.hex_id, (Reason("not-compiled", text),))
+            for state in operators
+            if state.has_state
+        ]
+    return _restore_risks(check_restore(operators, reviewed, previous=previous))
+
+
+def _restore_risks(check: RestoreCheck) -> list[StateRisk]:
+    keys: dict[str, list[str]] = {}
+    for warning in check.warnings:
+        if warning.code == "key-changed" and warning.operator_id is not None:
+            keys.setdefault(warning.operator_id, []).append(warning.message)
+    risks = []
+    for row in check.operators:
+        reasons: list[Reason] = []
+        if row.outcome == "lost":
+            reasons.append(
+                Reason("state-lost", "its state would not be restored: " + "; ".join(row.reasons))
+            )
+        elif row.outcome in ("max-parallelism", "parallelism-above-max"):
+            reasons.append(Reason("max-parallelism-changed", "; ".join(row.reasons)))
+        reasons.extend(Reason("key-changed", message) for message in keys.get(row.operator_id, []))
+        if reasons:
+            node = None if row.target is None else row.target.node
+            risks.append(StateRisk(node, row.name or "", row.operator_id, tuple(reasons)))
+    return risks

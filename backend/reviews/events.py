@@ -153,6 +153,13 @@ class ReviewPolicy(WireMessage):
     """Null while the workspace has the defaults."""
 
 
+class SavepointRef(WireMessage):
+    """A savepoint of the pipeline (`savepoints.events.SavepointSummary` has the rest)."""
+
+    id: int
+    label: str
+
+
 class Verdict(WireMessage):
     """A reviewer's answer to a review request."""
 
@@ -165,6 +172,8 @@ class Verdict(WireMessage):
     """An approval's acknowledged state at risk: the operators' ids."""
     reference: int | None
     """The approved version an approval's state check compared with (null: none)."""
+    savepoint: SavepointRef | None
+    """The current savepoint an approval's state check used instead (null: none)."""
     counts: bool
     """Whether it counts now: a reviewer's latest, by an editor or owner (an approval by
     the author only where the policy allows self-approval)."""
@@ -196,20 +205,25 @@ class StateRiskReason(WireMessage):
 
 
 class StateRisk(WireMessage):
-    """A stateful operator of the reference whose state the version puts at risk."""
+    """A stateful operator of the reference (or an operator state of the current
+    savepoint) whose state the version puts at risk."""
 
-    node: int
+    node: int | None
+    """Its node in the reference; against a savepoint, the node of this version it
+    concerns (null: none of this version)."""
     name: str
     operatorId: HexId
-    """The id its state is saved under in the reference: what an approval acknowledges."""
+    """The id its state is saved under: what an approval acknowledges."""
     reasons: list[StateRiskReason]
 
 
 class StateCheck(WireMessage):
-    """What an approval of the version must acknowledge, compared with the pipeline's last
-    approved version before it (`reference`; null: none yet, so nothing to acknowledge)."""
+    """What an approval of the version must acknowledge: the state of the pipeline's
+    current savepoint it would not restore (`savepoint`), or without one, compared with the
+    last approved version before it (`reference`; both null: nothing to acknowledge)."""
 
     reference: int | None
+    savepoint: SavepointRef | None
     operators: list[StateRisk]
 
 

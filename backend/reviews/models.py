@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from accounts.models import Workspace
 from pipelines.models import Pipeline, PipelineVersion
+from savepoints.models import Savepoint
 
 MAX_REQUIRED_APPROVALS = 5
 
@@ -220,6 +221,10 @@ class ReviewVerdict(models.Model):
         PipelineVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     """The approved version the state-loss check compared with, if there was one."""
+    savepoint = models.ForeignKey(
+        Savepoint, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    """The pipeline's current savepoint the state-loss check used instead, if it had one."""
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -20,7 +20,8 @@ from accounts.permissions import authenticated_user
 from compiler.edits import EdgeKey
 from compiler.hashing import to_hex
 from compiler.model import NodeId
-from compiler.statecheck import StateRisk, state_risks_of
+from compiler.pipeline import compile_document
+from compiler.statecheck import StateRisk, savepoint_risks, state_risks_of
 from config.cursors import id_cursor, read_id_cursor
 from config.errors import NotFound
 from config.messages import UserRef
@@ -38,6 +39,8 @@ from reviews.models import (
     ThreadStatus,
 )
 from reviews.states import APPROVED, GivenVerdict, Policy, Tally, state_words, tally
+from savepoints.models import Savepoint
+from savepoints.selectors import savepoint_current, savepoint_read
 
 THREAD_NOT_FOUND: Final = "Comment thread not found."
 REQUEST_NOT_FOUND: Final = "Review request not found."
@@ -354,18 +357,47 @@ def review_tallies(*, pipeline: Pipeline) -> dict[int, Tally]:
     }
 
 
+@dataclass(frozen=True)
+class StateBasis:
+    """What a version's state-loss check compared with, and what it found at risk: the
+    pipeline's current savepoint when it has one (the state production would restore),
+    else its last approved version before the version (a savepoint of it, predicted)."""
+
+    reference: PipelineVersion | None
+    savepoint: Savepoint | None
+    risks: list[StateRisk]
+
+
 def state_check(
     *, pipeline: Pipeline, version: PipelineVersion, tallies: dict[int, Tally]
-) -> tuple[PipelineVersion | None, list[StateRisk]]:
-    """The pipeline's last approved version before `version` (None: none), and the stateful
-    operators of it whose state `version` puts at risk (`compiler.statecheck`)."""
+) -> StateBasis:
+    """The state `version` puts at risk: that of the pipeline's current savepoint it would
+    not restore (`compiler.restore`), or without one, that of the stateful operators of the
+    last approved version before it (`compiler.statecheck`; none approved: nothing)."""
+    plans = Plans(pipeline)
+    savepoint = savepoint_current(pipeline=pipeline)
+    if savepoint is not None:
+        written_by = savepoint.written_by
+        previous = None if written_by is None else compile_document(written_by.document)
+        risks = savepoint_risks(
+            savepoint_read(savepoint=savepoint).operators,
+            plans.side(version.number).compilation,
+            previous=previous if previous is not None and previous.ok else None,
+        )
+        return StateBasis(reference=None, savepoint=savepoint, risks=risks)
     approved = [n for n, t in tallies.items() if n < version.number and t.state == APPROVED]
     if not approved:
-        return None, []
-    plans = Plans(pipeline)
+        return StateBasis(reference=None, savepoint=None, risks=[])
     reference = plans.version(max(approved))
     old, new = plans.side(reference.number), plans.side(version.number)
-    return reference, state_risks_of(old.document, new.document, old.compilation, new.compilation)
+    risks = state_risks_of(old.document, new.document, old.compilation, new.compilation)
+    return StateBasis(reference=reference, savepoint=None, risks=risks)
+
+
+def savepoint_ref(savepoint: Savepoint | None) -> events.SavepointRef | None:
+    return (
+        None if savepoint is None else events.SavepointRef(id=savepoint.pk, label=savepoint.label)
+    )
 
 
 def _verdict(verdict: ReviewVerdict, counting: frozenset[int]) -> events.Verdict:
@@ -377,6 +409,7 @@ def _verdict(verdict: ReviewVerdict, counting: frozenset[int]) -> events.Verdict
         summary=verdict.summary,
         acknowledged=list(verdict.acknowledged),
         reference=None if verdict.reference is None else verdict.reference.number,
+        savepoint=savepoint_ref(verdict.savepoint),
         counts=verdict.pk in counting,
         createdAt=verdict.created_at,
     )
@@ -469,7 +502,7 @@ def version_review(*, pipeline: Pipeline, version: PipelineVersion) -> events.Ve
     """A version's review: its state, requests, reviewers and what an approval acknowledges."""
     tallies = review_tallies(pipeline=pipeline)
     roles = member_roles(workspace_id=pipeline.workspace_id)
-    reference, risks = state_check(pipeline=pipeline, version=version, tallies=tallies)
+    basis = state_check(pipeline=pipeline, version=version, tallies=tallies)
     current = tallies[version.number]
     return events.VersionReview(
         pipeline=pipeline.pk,
@@ -481,8 +514,9 @@ def version_review(*, pipeline: Pipeline, version: PipelineVersion) -> events.Ve
         policy=review_policy_body(workspace_id=pipeline.workspace_id),
         requests=review_request_bodies(_requests(version), tallies=tallies, roles=roles),
         stateCheck=events.StateCheck(
-            reference=None if reference is None else reference.number,
-            operators=[events.StateRisk.model_validate(risk.to_json()) for risk in risks],
+            reference=None if basis.reference is None else basis.reference.number,
+            savepoint=savepoint_ref(basis.savepoint),
+            operators=[events.StateRisk.model_validate(risk.to_json()) for risk in basis.risks],
         ),
     )
 

@@ -48,6 +48,7 @@ from reviews.models import (
     VerdictKind,
 )
 from reviews.selectors import (
+    StateBasis,
     comment_entry,
     member_roles,
     review_policy,
@@ -386,7 +387,7 @@ def review_verdict_create(
                 f"review version {latest}.",
                 code="review-superseded",
             )
-        reference: PipelineVersion | None = None
+        basis = StateBasis(reference=None, savepoint=None, risks=[])
         if verdict == VerdictKind.APPROVE:
             policy = review_policy(workspace_id=pipeline.workspace_id)
             if version.author_id == user.pk and not policy.allow_self_approval:
@@ -395,10 +396,10 @@ def review_verdict_create(
                     "approve it.",
                     code="self-approval",
                 )
-            reference, risks = state_check(
+            basis = state_check(
                 pipeline=pipeline, version=version, tallies=review_tallies(pipeline=pipeline)
             )
-            _check_acknowledged(risks, acknowledged, version=version, reference=reference)
+            _check_acknowledged(basis, acknowledged, version=version)
         elif acknowledged:
             text = "Only an approval acknowledges state at risk."
             raise InvalidRequest(text, fields={"acknowledged": [text]})
@@ -408,7 +409,8 @@ def review_verdict_create(
             verdict=verdict,
             summary=summary,
             acknowledged=sorted(set(acknowledged)),
-            reference=reference,
+            reference=basis.reference,
+            savepoint=basis.savepoint,
         )
         tallies = review_tallies(pipeline=pipeline)
         answered = events.VerdictGiven(
@@ -421,32 +423,25 @@ def review_verdict_create(
 
 
 def _check_acknowledged(
-    risks: Sequence[StateRisk],
-    acknowledged: Sequence[str],
-    *,
-    version: PipelineVersion,
-    reference: PipelineVersion | None,
+    basis: StateBasis, acknowledged: Sequence[str], *, version: PipelineVersion
 ) -> None:
-    """A 400 listing what to acknowledge unless `acknowledged` names exactly `risks`."""
-    required = {risk.operator_id: risk for risk in risks}
+    """A 400 listing what to acknowledge unless `acknowledged` names exactly the risks."""
+    required = {risk.operator_id: risk for risk in basis.risks}
     given = list(dict.fromkeys(acknowledged))
     missing = [risk for operator_id, risk in required.items() if operator_id not in given]
     extra = [operator_id for operator_id in given if operator_id not in required]
     if not missing and not extra:
         return
     problems = [
-        f"{risk.name} (node {risk.node}, {risk.operator_id}): "
-        + "; ".join(reason.message for reason in risk.reasons)
+        f"{_risk_name(risk)}: " + "; ".join(reason.message for reason in risk.reasons)
         for risk in missing
     ] + [f"{operator_id} is not at risk: leave it out." for operator_id in extra]
     if required:
-        assert reference is not None
         listed = ", ".join(f"{r.name} ({r.operator_id})" for r in required.values())
         message = (
             f"Approving version {version.number} puts the state of {len(required)} "
-            f"operator{'s' if len(required) != 1 else ''} at risk compared with version "
-            f"{reference.number}, the last approved one: acknowledge exactly {listed} in "
-            "`acknowledged`."
+            f"operator{'s' if len(required) != 1 else ''} at risk {_compared_with(basis)}: "
+            f"acknowledge exactly {listed} in `acknowledged`."
         )
     else:
         message = f"Approving version {version.number} puts no state at risk: acknowledge nothing."
@@ -464,6 +459,18 @@ def _check_acknowledged(
         fields={"acknowledged": problems},
         diagnostics=diagnostics,
     )
+
+
+def _risk_name(risk: StateRisk) -> str:
+    where = "" if risk.node is None else f"node {risk.node}, "
+    return f"{risk.name} ({where}{risk.operator_id})"
+
+
+def _compared_with(basis: StateBasis) -> str:
+    if basis.savepoint is not None:
+        return f"in the current savepoint '{basis.savepoint.label}'"
+    assert basis.reference is not None
+    return f"compared with version {basis.reference.number}, the last approved one"
 
 
 def review_policy_update(

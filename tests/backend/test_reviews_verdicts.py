@@ -3,6 +3,7 @@ state-loss gate on approvals, and the run gate."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -12,10 +13,12 @@ from accounts.models import Role
 from accounts.services import membership_change, membership_remove
 from reviews.models import ReviewPolicy, ReviewRequest, ReviewVerdict
 from tests.backend.factories import (
+    SAVEPOINTS,
     Team,
     add_member,
     client_for,
     make_document,
+    make_savepoint,
     make_team,
     make_version,
 )
@@ -93,7 +96,7 @@ def test_a_version_is_a_draft_until_a_review_is_requested(team: Team) -> None:
     assert review["requests"] == []
     assert review["author"]["username"] == "eddie"
     assert review["policy"]["requiredApprovals"] == 1
-    assert review["stateCheck"] == {"reference": None, "operators": []}
+    assert review["stateCheck"] == {"reference": None, "savepoint": None, "operators": []}
 
 
 def test_an_editor_requests_a_review_from_members(team: Team) -> None:
@@ -416,7 +419,50 @@ def test_before_any_approval_there_is_nothing_to_acknowledge(team: Team) -> None
 
     check = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]
 
-    assert check == {"reference": None, "operators": []}
+    assert check == {"reference": None, "savepoint": None, "operators": []}
+
+
+def _savepoint_case(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((SAVEPOINTS / f"{name}.streamgraph.json").read_text())
+    return document
+
+
+def test_a_current_savepoint_is_what_an_approval_acknowledges(team: Team) -> None:
+    # The savepoint production runs from, not a prediction from the last approved version:
+    # Sum's state in it has no operator once a map is inserted before it.
+    approve_version_one(team)
+    save_version(team, _savepoint_case("counting.v1"))
+    number = save_version(team, _savepoint_case("counting--insert-map"))
+    savepoint = make_savepoint(pipeline=team.pipeline, label="production 2026-11-20", current=True)
+    request_id = request_review(team, ["olivia"], number=number)["requests"][0]["id"]
+
+    check = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]
+    without = verdict(team.client("owner"), team, request_id, number=number)
+    (risk,) = check["operators"]
+    exact = verdict(
+        team.client("owner"), team, request_id, number=number, acknowledged=[risk["operatorId"]]
+    )
+
+    assert check["reference"] is None
+    assert check["savepoint"] == {"id": savepoint.pk, "label": "production 2026-11-20"}
+    assert (risk["name"], risk["node"]) == ("Sum", None)
+    assert [r["code"] for r in risk["reasons"]] == ["state-lost"]
+    assert without.status_code == 400
+    assert "in the current savepoint 'production 2026-11-20'" in without.json()["error"]["message"]
+    assert exact.status_code == 201
+    given = exact.json()["requests"][0]["reviewers"][0]["latest"]
+    assert given["savepoint"] == {"id": savepoint.pk, "label": "production 2026-11-20"}
+    assert given["reference"] is None
+
+
+def test_a_version_that_restores_the_current_savepoint_risks_nothing(team: Team) -> None:
+    number = save_version(team, _savepoint_case("counting--rescale-all"))
+    make_savepoint(pipeline=team.pipeline, current=True)
+
+    check = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]
+
+    assert check["operators"] == []
+    assert check["savepoint"] is not None
 
 
 # The policy and the run gate ---------------------------------------------------------------------

@@ -18,6 +18,7 @@ import {
   type CommentThread,
   type ReviewRequest,
   type ReviewState,
+  type SavepointRef,
   type Reviewer,
   type UserRef,
   type Verdict,
@@ -128,6 +129,14 @@ export function readCommentThread(value: unknown, path: string): CommentThread {
   };
 }
 
+function readSavepointRef(value: unknown, path: string): SavepointRef {
+  const field = reader(object(value, path));
+  return {
+    id: integer(field("id"), at(path, "id")),
+    label: string(field("label"), at(path, "label")),
+  };
+}
+
 export function readVerdict(value: unknown, path: string): Verdict {
   const field = reader(object(value, path));
   return {
@@ -138,6 +147,7 @@ export function readVerdict(value: unknown, path: string): Verdict {
     summary: string(field("summary"), at(path, "summary")),
     acknowledged: items(field("acknowledged"), at(path, "acknowledged"), hexId),
     reference: nullable(field("reference"), at(path, "reference"), integer),
+    savepoint: nullable(field("savepoint"), at(path, "savepoint"), readSavepointRef),
     counts: boolean(field("counts"), at(path, "counts")),
     createdAt: string(field("createdAt"), at(path, "createdAt")),
   };

@@ -25,6 +25,7 @@ export type Verdict = Wire.Verdict;
 export type VerdictKind = Verdict["verdict"];
 export type StateRisk = Wire.StateRisk;
 export type StateCheck = Wire.StateCheck;
+export type SavepointRef = Wire.SavepointRef;
 export type ReviewPolicy = Wire.ReviewPolicy;
 export type Inbox = Wire.Inbox;
 export type WaitingReview = Wire.WaitingReview;

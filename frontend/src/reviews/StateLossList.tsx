@@ -1,9 +1,11 @@
 import type { StateCheck } from "../api/reviews";
+import { stateBasisWords } from "./states";
 
 /**
- * The stateful operators of the reference (the last approved version before this one)
- * whose state this version would not restore: name, node, the OperatorID their state is
- * saved under, and why. A reviewer who answers ticks each one to acknowledge it.
+ * The state this version would not restore: of the pipeline's current savepoint when it
+ * has one, else of the stateful operators of the reference (the last approved version
+ * before this one). Name, node, the OperatorID the state is saved under, and why. A
+ * reviewer who answers ticks each one to acknowledge it.
  */
 export function StateLossList(props: {
   readonly check: StateCheck;
@@ -14,7 +16,8 @@ export function StateLossList(props: {
   } | null;
 }) {
   const { check } = props;
-  if (check.reference === null) {
+  const basis = stateBasisWords(check);
+  if (basis === null) {
     return (
       <section className="state-loss" data-testid="state-loss">
         <h3>State at risk</h3>
@@ -29,10 +32,7 @@ export function StateLossList(props: {
     return (
       <section className="state-loss" data-testid="state-loss">
         <h3>State at risk</h3>
-        <p className="muted">
-          A savepoint of version {check.reference}, the last approved one, restores every
-          operator&apos;s state into this version.
-        </p>
+        <p className="muted">{basis.restoresAll}</p>
       </section>
     );
   }
@@ -41,8 +41,8 @@ export function StateLossList(props: {
     <section className="state-loss state-loss--at-risk" data-testid="state-loss">
       <h3>State at risk</h3>
       <p>
-        Compared with version {check.reference}, the last approved one, {count} stateful operator
-        {count === 1 ? "" : "s"} would lose {count === 1 ? "its" : "their"} state.
+        {basis.comparedWith}, {count} stateful operator{count === 1 ? "" : "s"} would lose{" "}
+        {count === 1 ? "its" : "their"} state.
         {props.acknowledging != null && " An approval must acknowledge each of them."}
       </p>
       <ul className="state-loss__list">
@@ -65,7 +65,8 @@ export function StateLossList(props: {
                 />
               )}
               <label htmlFor={`ack-${risk.operatorId}`} className="state-loss__name">
-                {risk.name} <span className="muted">(node {risk.node})</span>
+                {risk.name}{" "}
+                {risk.node !== null && <span className="muted">(node {risk.node})</span>}
               </label>
               <code className="state-loss__id" title="OperatorID: what its state is saved under">
                 {risk.operatorId}

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import type { VersionReview } from "../api/reviews";
 import { ADA, GRACE, reviewRequest, verdict } from "../test-support/reviews";
-import { approvalsText, newsText, requestToAnswer, stateText } from "./states";
+import { approvalsText, newsText, requestToAnswer, stateBasisWords, stateText } from "./states";
 
 function review(overrides: Partial<VersionReview> = {}): VersionReview {
   return {
@@ -21,7 +21,7 @@ function review(overrides: Partial<VersionReview> = {}): VersionReview {
       updatedAt: null,
     },
     requests: [reviewRequest()],
-    stateCheck: { reference: null, operators: [] },
+    stateCheck: { reference: null, savepoint: null, operators: [] },
     ...overrides,
   };
 }
@@ -97,5 +97,18 @@ describe("review news", () => {
   it("say nothing to whoever made it", () => {
     expect(newsText(requested, ADA.id)).toBeNull();
     expect(newsText(given, GRACE.id)).toBeNull();
+  });
+});
+
+describe("what a state check compared with", () => {
+  it("names the current savepoint, else the last approved version, else nothing", () => {
+    expect(
+      stateBasisWords({ reference: null, savepoint: { id: 4, label: "prod" }, operators: [] })
+        ?.comparedWith,
+    ).toBe('Started from the current savepoint "prod"');
+    expect(stateBasisWords({ reference: 2, savepoint: null, operators: [] })?.comparedWith).toBe(
+      "Compared with version 2, the last approved one",
+    );
+    expect(stateBasisWords({ reference: null, savepoint: null, operators: [] })).toBeNull();
   });
 });

@@ -6,6 +6,7 @@
 import type {
   ReviewRequest,
   ReviewState,
+  StateCheck,
   UserRef,
   VerdictKind,
   VersionReview,
@@ -118,4 +119,24 @@ export function newsText(
     text: `${reviewer?.username ?? "Someone"} ${verdictWords(message.verdict.verdict)} version ${message.version}${summary} (now ${stateText(message.state)})`,
     forYou: false,
   };
+}
+
+/** What a state check compared with, in words; null when there was nothing to compare with. */
+export function stateBasisWords(
+  check: StateCheck,
+): { readonly comparedWith: string; readonly restoresAll: string } | null {
+  if (check.savepoint !== null) {
+    const label = `the current savepoint "${check.savepoint.label}"`;
+    return {
+      comparedWith: `Started from ${label}`,
+      restoresAll: `This version restores every operator's state of ${label}.`,
+    };
+  }
+  if (check.reference !== null) {
+    return {
+      comparedWith: `Compared with version ${check.reference}, the last approved one`,
+      restoresAll: `A savepoint of version ${check.reference}, the last approved one, restores every operator's state into this version.`,
+    };
+  }
+  return null;
 }

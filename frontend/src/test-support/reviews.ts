@@ -68,6 +68,7 @@ export function verdict(overrides: Partial<Verdict> = {}): Verdict {
     summary: "Looks right",
     acknowledged: [OPERATOR],
     reference: 1,
+    savepoint: null,
     counts: true,
     createdAt: "2026-01-02T11:00:00Z",
     ...overrides,

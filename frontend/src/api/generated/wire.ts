@@ -423,11 +423,22 @@ export interface Verdict {
    */
   readonly reference: number | null;
   /**
+   * The current savepoint an approval's state check used instead (null: none).
+   */
+  readonly savepoint: SavepointRef | null;
+  /**
    * Whether it counts now: a reviewer's latest, by an editor or owner (an approval by
    * the author only where the policy allows self-approval).
    */
   readonly counts: boolean;
   readonly createdAt: string;
+}
+/**
+ * A savepoint of the pipeline (`savepoints.events.SavepointSummary` has the rest).
+ */
+export interface SavepointRef {
+  readonly id: number;
+  readonly label: string;
 }
 /**
  * A reviewer answered; `state` is the version's review state now.
@@ -794,21 +805,28 @@ export interface ReviewPolicy {
   readonly updatedAt: string | null;
 }
 /**
- * What an approval of the version must acknowledge, compared with the pipeline's last
- * approved version before it (`reference`; null: none yet, so nothing to acknowledge).
+ * What an approval of the version must acknowledge: the state of the pipeline's
+ * current savepoint it would not restore (`savepoint`), or without one, compared with the
+ * last approved version before it (`reference`; both null: nothing to acknowledge).
  */
 export interface StateCheck {
   readonly reference: number | null;
+  readonly savepoint: SavepointRef | null;
   readonly operators: readonly StateRisk[];
 }
 /**
- * A stateful operator of the reference whose state the version puts at risk.
+ * A stateful operator of the reference (or an operator state of the current
+ * savepoint) whose state the version puts at risk.
  */
 export interface StateRisk {
-  readonly node: number;
+  /**
+   * Its node in the reference; against a savepoint, the node of this version it
+   * concerns (null: none of this version).
+   */
+  readonly node: number | null;
   readonly name: string;
   /**
-   * The id its state is saved under in the reference: what an approval acknowledges.
+   * The id its state is saved under: what an approval acknowledges.
    */
   readonly operatorId: string;
   readonly reasons: readonly StateRiskReason[];
