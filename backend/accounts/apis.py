@@ -272,3 +272,17 @@ class MemberDetailApi(APIView):
         workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
         services.membership_remove(workspace=workspace, actor=request.user, user_id=user_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class WorkspaceLeaveApi(APIView):
+    @extend_schema(
+        operation_id="workspaces_leave",
+        tags=["workspaces"],
+        request=None,
+        responses={**_NO_CONTENT, **error_responses(404, 409)},
+        summary="Leave a workspace (any member; the last owner cannot)",
+    )
+    def post(self, request: Request, workspace_id: int) -> Response:
+        workspace = selectors.workspace_get_for_user(user=request.user, workspace_id=workspace_id)
+        services.membership_leave(workspace=workspace, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

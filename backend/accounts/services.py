@@ -20,7 +20,7 @@ from django.utils.text import slugify
 from rest_framework.authtoken.models import Token
 
 from accounts.models import Membership, Role, Workspace
-from accounts.permissions import require_role
+from accounts.permissions import authenticated_user, require_role
 from accounts.selectors import MEMBER_NOT_FOUND
 from config.errors import Conflict, InvalidRequest, NotAuthenticated, NotFound
 
@@ -244,6 +244,23 @@ def membership_remove(
         membership = _membership(workspace, user_id)
         if membership.role == Role.OWNER and not _other_owners(membership):
             raise Conflict(LAST_OWNER_MESSAGE, code="last-owner")
+        membership.delete()
+
+
+def membership_leave(*, workspace: Workspace, actor: AbstractBaseUser | AnonymousUser) -> None:
+    """The actor leaves the workspace, whatever their role; the last owner cannot."""
+    user = authenticated_user(actor)
+    with transaction.atomic():
+        _locked(workspace)
+        # Any member may leave: the check only says the actor is still a member.
+        require_role(user=user, workspace=workspace, minimum=Role.VIEWER)
+        membership = _membership(workspace, user.pk)
+        if membership.role == Role.OWNER and not _other_owners(membership):
+            raise Conflict(
+                f"You are the last owner of {workspace.name}: make another member an owner "
+                "first, or delete the workspace.",
+                code="last-owner",
+            )
         membership.delete()
 
 

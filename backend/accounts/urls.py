@@ -11,6 +11,11 @@ urlpatterns = [
     path(
         "workspaces/<id:workspace_id>/", apis.WorkspaceDetailApi.as_view(), name="workspace-detail"
     ),
+    path(
+        "workspaces/<id:workspace_id>/leave/",
+        apis.WorkspaceLeaveApi.as_view(),
+        name="workspace-leave",
+    ),
     path("workspaces/<id:workspace_id>/members/", apis.MemberListApi.as_view(), name="member-list"),
     path(
         "workspaces/<id:workspace_id>/members/<id:user_id>/",

@@ -6,7 +6,7 @@ Bounded so it stays a test, not a campaign: a fixed seed (a failure reproduces) 
 examples per operation, in well under a minute. The path parameters name real objects of
 the owner's workspace, so operations reach their logic rather than a 404. Left out: the
 operations that would delete what the others use (the workspace, the pipeline, the member,
-the caller's own token); the permission matrix and the API tests cover them.
+the caller's own membership or token); the permission matrix and the API tests cover them.
 
 Business rules the schema cannot state (a wrong password, a document the compiler cannot
 read, an unknown username, a version that cannot run) answer documented 400, 404 and 409
@@ -44,6 +44,7 @@ DESTRUCTIVE = [
     "workspaces_destroy",
     "pipelines_destroy",
     "members_destroy",
+    "workspaces_leave",
     "comments_destroy",
     "savepoints_destroy",
 ]

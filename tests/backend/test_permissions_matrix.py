@@ -18,12 +18,14 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from accounts.models import Role
 from reviews.models import Comment, CommentThread
 from reviews.services import Target, review_request_create, thread_create
 from tests.backend.factories import (
     PASSWORD,
     ROLES,
     Team,
+    add_member,
     make_document,
     make_savepoint,
     make_team,
@@ -89,6 +91,13 @@ def _savepoint_upload(team: Team) -> dict[str, Any]:
     return {"file": SimpleUploadedFile("_metadata", savepoint_bytes()), "label": "production"}
 
 
+def _leave(team: Team) -> str:
+    """A second owner first, so the owner may leave too (the last one may not:
+    test_workspaces.py)."""
+    add_member(workspace=team.workspace, role=Role.OWNER)
+    return _ws(team) + "leave/"
+
+
 def _verdicts(team: Team) -> str:
     """Version 1 up for review by every member, so any member may answer."""
     request = review_request_create(
@@ -130,6 +139,7 @@ ENDPOINTS = [
     Endpoint("workspace read", "get", _ws, "viewer", 200),
     Endpoint("workspace update", "patch", _ws, "owner", 200, lambda t: {"name": "Renamed"}),
     Endpoint("workspace delete", "delete", _ws, "owner", 204),
+    Endpoint("workspace leave", "post", _leave, "viewer", 204),
     Endpoint("members list", "get", lambda t: _ws(t) + "members/", "viewer", 200),
     Endpoint(
         "members add",
@@ -337,6 +347,8 @@ def test_refused_writes_change_nothing(role: str, status: int) -> None:
         client.patch(_ws(team), {"name": "Renamed"}),
         client.delete(_ws(team) + f"members/{team.viewer.pk}/"),
     ]
+    if role in ("anonymous", "non-member"):
+        responses.append(client.post(_ws(team) + "leave/"))
     if role != "editor":
         responses.append(client.patch(_p(team), {"document": make_document(parallelism=7)}))
         responses.append(client.post(_p(team) + "versions/", {"message": "nope"}))

@@ -24,6 +24,7 @@ PATHS = {
     "/api/auth/me/",
     "/api/workspaces/",
     "/api/workspaces/{workspace_id}/",
+    "/api/workspaces/{workspace_id}/leave/",
     "/api/workspaces/{workspace_id}/members/",
     "/api/workspaces/{workspace_id}/members/{user_id}/",
     "/api/pipelines/",

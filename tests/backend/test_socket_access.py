@@ -24,7 +24,12 @@ from rest_framework.authtoken.models import Token
 
 import accounts.sockets
 from accounts.models import Membership, Role
-from accounts.services import membership_change, membership_remove, workspace_delete
+from accounts.services import (
+    membership_change,
+    membership_leave,
+    membership_remove,
+    workspace_delete,
+)
 from accounts.websocket_auth import origin_allowed
 from config.asgi import application
 from pipelines.editing import pipeline_apply_edit
@@ -213,7 +218,7 @@ def test_the_edit_service_refuses_a_non_member() -> None:
 # Removal ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("how", ["service", "admin-delete", "workspace-deleted"])
+@pytest.mark.parametrize("how", ["service", "left", "admin-delete", "workspace-deleted"])
 def test_a_removed_member_is_closed_out_of_pipeline_and_run_sockets(team: Team, how: str) -> None:
     version = make_runnable_version(pipeline=team.pipeline, author=team.owner)
     active = make_run(version=version, status=RunStatus.RUNNING)
@@ -221,6 +226,8 @@ def test_a_removed_member_is_closed_out_of_pipeline_and_run_sockets(team: Team, 
     def remove() -> None:
         if how == "service":
             membership_remove(workspace=team.workspace, actor=team.owner, user_id=team.editor.pk)
+        elif how == "left":
+            membership_leave(workspace=team.workspace, actor=team.editor)
         elif how == "admin-delete":
             Membership.objects.get(workspace=team.workspace, user=team.editor).delete()
         else:

@@ -1,13 +1,27 @@
-"""Workspaces and members over REST: who may do what, and the last-owner rule."""
+"""Workspaces and members over REST: who may do what, leaving, and the last-owner rule."""
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import AnonymousUser, User
+from django.db import connection
 
 from accounts.models import Membership, Role, Workspace
 from accounts.selectors import membership_role
+from accounts.services import membership_leave, membership_remove
+from config.errors import Conflict, NotAuthenticated, NotFound
 from pipelines.models import Pipeline, PipelineVersion
-from tests.backend.factories import add_member, client_for, make_team, make_user, make_workspace
+from tests.backend.factories import (
+    Team,
+    add_member,
+    client_for,
+    make_team,
+    make_user,
+    make_workspace,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -224,3 +238,135 @@ def test_a_missing_and_a_foreign_workspace_look_the_same() -> None:
 
     assert foreign.status_code == missing.status_code == 404
     assert foreign.json() == missing.json()
+
+
+# Leaving -------------------------------------------------------------------------------------
+
+
+def _leave(team: Team, role: str) -> Any:
+    return team.client(role).post(f"/api/workspaces/{team.workspace.pk}/leave/")
+
+
+@pytest.mark.parametrize("role", ["viewer", "editor"])
+def test_a_member_leaves_and_the_workspace_leaves_their_list(role: str) -> None:
+    team = make_team()
+    member = team.user(role)
+
+    response = _leave(team, role)
+
+    assert response.status_code == 204
+    assert membership_role(user=member, workspace=team.workspace) is None
+    assert client_for(member).get("/api/workspaces/").json() == []
+    assert team.workspace.memberships.count() == 2
+
+
+def test_an_owner_leaves_when_another_owner_remains() -> None:
+    team = make_team()
+    Membership.objects.filter(user=team.editor).update(role=Role.OWNER)
+
+    response = _leave(team, "owner")
+
+    assert response.status_code == 204
+    assert membership_role(user=team.owner, workspace=team.workspace) is None
+    assert membership_role(user=team.editor, workspace=team.workspace) is Role.OWNER
+
+
+def test_the_last_owner_cannot_leave_and_is_told_what_to_do_instead() -> None:
+    team = make_team()
+
+    response = _leave(team, "owner")
+
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "last-owner"
+    assert error["message"] == (
+        "You are the last owner of Payments: make another member an owner first, "
+        "or delete the workspace."
+    )
+    assert membership_role(user=team.owner, workspace=team.workspace) is Role.OWNER
+
+
+def test_a_non_member_cannot_leave_a_workspace_they_are_not_in() -> None:
+    team = make_team()
+
+    response = _leave(team, "non-member")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "Workspace not found."
+    assert team.workspace.memberships.count() == 3
+
+
+def test_leaving_twice_finds_nothing_the_second_time() -> None:
+    team = make_team()
+
+    first, second = _leave(team, "viewer"), _leave(team, "viewer")
+
+    assert (first.status_code, second.status_code) == (204, 404)
+
+
+@pytest.mark.parametrize(
+    ("method", "target", "body"),
+    [
+        ("delete", "viewer", None),
+        ("delete", "editor", None),
+        ("patch", "editor", {"role": "owner"}),
+        ("patch", "viewer", {"role": "editor"}),
+    ],
+)
+def test_changing_or_removing_members_stays_with_owners(
+    method: str, target: str, body: dict[str, str] | None
+) -> None:
+    team = make_team()
+    member = team.user(target)
+    assert member is not None
+    kwargs: dict[str, Any] = {} if body is None else {"data": body, "format": "json"}
+
+    response = getattr(team.client("editor"), method)(
+        f"/api/workspaces/{team.workspace.pk}/members/{member.pk}/", **kwargs
+    )
+
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "permission-denied"
+    assert [(m.user.username, m.role) for m in team.workspace.memberships.order_by("user_id")] == [
+        ("olivia", "owner"),
+        ("eddie", "editor"),
+        ("vera", "viewer"),
+    ]
+
+
+def test_the_service_checks_the_actors_current_role() -> None:
+    team = make_team()
+    membership_remove(workspace=team.workspace, actor=team.owner, user_id=team.viewer.pk)
+
+    with pytest.raises(NotFound):
+        membership_leave(workspace=team.workspace, actor=team.viewer)
+    with pytest.raises(NotAuthenticated):
+        membership_leave(workspace=team.workspace, actor=AnonymousUser())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_owners_leaving_at_once_leave_one_owner() -> None:
+    team = make_team()
+    Membership.objects.filter(user=team.editor).update(role=Role.OWNER)
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def leave(user: User) -> None:
+        try:
+            barrier.wait()
+            workspace = Workspace.objects.get(pk=team.workspace.pk)
+            membership_leave(workspace=workspace, actor=user)
+            outcomes.append("left")
+        except Conflict as error:
+            outcomes.append(error.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=leave, args=(u,)) for u in (team.owner, team.editor)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(outcomes) == ["last-owner", "left"]
+    assert team.workspace.memberships.filter(role=Role.OWNER).count() == 1
