@@ -104,6 +104,20 @@ export function addMember(workspace: number, username: string, role: Role): Prom
   return request("POST", `workspaces/${workspace}/members/`, { body: { username, role } });
 }
 
+/** Owners only; the server refuses to leave a workspace without an owner (409 `last-owner`). */
+export function changeMemberRole(workspace: number, user: number, role: Role): Promise<Member> {
+  return request("PATCH", `workspaces/${workspace}/members/${user}/`, { body: { role } });
+}
+
+export function removeMember(workspace: number, user: number): Promise<null> {
+  return request("DELETE", `workspaces/${workspace}/members/${user}/`);
+}
+
+/** Any member; the last owner is refused (409 `last-owner`). */
+export function leaveWorkspace(workspace: number): Promise<null> {
+  return request("POST", `workspaces/${workspace}/leave/`);
+}
+
 export function listPipelines(workspace?: number): Promise<PipelineSummary[]> {
   return request("GET", "pipelines/", { query: { workspace } });
 }

@@ -19,6 +19,7 @@ export function HomePage({ workspace: chosen }: { readonly workspace: number | n
   const signOut = useAccount((state) => state.signOut);
   const [workspaces, setWorkspaces] = useState<api.Workspace[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
 
   const reload = useCallback(async () => {
     try {
@@ -55,6 +56,7 @@ export function HomePage({ workspace: chosen }: { readonly workspace: number | n
                   type="button"
                   className={w.id === current?.id ? "workspace-item is-current" : "workspace-item"}
                   onClick={() => {
+                    setNotice(null);
                     navigate({ page: "home", workspace: w.id });
                   }}
                 >
@@ -75,7 +77,24 @@ export function HomePage({ workspace: chosen }: { readonly workspace: number | n
         <main className="home__main">
           <Inbox />
           {error !== null && <p className="form-error">{error}</p>}
-          {current !== null && <WorkspacePipelines key={current.id} workspace={current} />}
+          {notice !== null && (
+            <p className="notice" role="status" data-testid="home-notice">
+              {notice}
+            </p>
+          )}
+          {current !== null && (
+            <WorkspacePipelines
+              key={current.id}
+              workspace={current}
+              onOwnRoleChanged={() => void reload()}
+              onLeft={(done) => {
+                setNotice(done);
+                void reload().then(() => {
+                  navigate({ page: "home", workspace: null });
+                });
+              }}
+            />
+          )}
           {workspaces?.length === 0 && (
             <p className="muted">You are not in a workspace yet: create one on the left.</p>
           )}
@@ -119,7 +138,12 @@ function NewWorkspaceForm({ onCreated }: { readonly onCreated: (w: api.Workspace
   );
 }
 
-function WorkspacePipelines({ workspace }: { readonly workspace: api.Workspace }) {
+function WorkspacePipelines(props: {
+  readonly workspace: api.Workspace;
+  readonly onOwnRoleChanged: () => void;
+  readonly onLeft: (notice: string) => void;
+}) {
+  const { workspace } = props;
   const [pipelines, setPipelines] = useState<api.PipelineSummary[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -261,7 +285,11 @@ function WorkspacePipelines({ workspace }: { readonly workspace: api.Workspace }
           </tbody>
         </table>
       )}
-      <MembersSection workspace={workspace} />
+      <MembersSection
+        workspace={workspace}
+        onOwnRoleChanged={props.onOwnRoleChanged}
+        onLeft={props.onLeft}
+      />
       <ReviewPolicySection workspace={workspace} />
     </section>
   );
