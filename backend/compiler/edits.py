@@ -99,7 +99,7 @@ class Edit:
     node_id: int | None = None
     """`remove_node`, `move_node`, `set_field` on a node."""
     edge: dict[str, Any] | None = None
-    """`connect`: the new edge."""
+    """`connect`: the new edge. `add_node`: an edge into the new node, without `target`."""
     edge_key: EdgeKey | None = None
     """`disconnect`, `set_field` on an edge."""
     element: ElementKind | None = None
@@ -318,8 +318,11 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
             raise EditRejected(
                 "edit.node-name", "a new node needs a non-empty 'name'", field="name"
             )
+        inbound = None if edit.edge is None else _inbound_edge(result, edit.edge)
         nodes.append(node)
-        return result, Edit(kind="add_node", node=node)
+        if inbound is not None:
+            edges.append({**inbound, "target": node["id"]})
+        return result, Edit(kind="add_node", node=node, edge=inbound)
     if edit.kind == "remove_node":
         node_id = _required_node(edit)
         del nodes[_node_index(result, node_id)]
@@ -396,6 +399,23 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
     return result, edit
 
 
+def _inbound_edge(document: dict[str, Any], edge: dict[str, Any]) -> dict[str, Any]:
+    """The edge of an `add_node` into its new node, with the edge defaults: from a node
+    already in `document`, and without a `target` (the id the new node gets)."""
+    inbound = {**_EDGE_DEFAULTS, **copy.deepcopy(edge)}
+    if "target" in inbound:
+        raise EditRejected(
+            "edit.edge",
+            "the edge of add_node goes to the new node: leave out 'target'",
+            field="target",
+        )
+    source = inbound.get("source")
+    if isinstance(source, bool) or not isinstance(source, int):
+        raise EditRejected("edit.edge", "the edge needs an integer 'source'", field="source")
+    _node_index(document, source)
+    return inbound
+
+
 def _move(nodes: list[dict[str, Any]], index: int, x: float, y: float) -> None:
     """Put the node at `index` at (x, y): a copy of it with a copy of its `ui`."""
     node = nodes[index] = dict(nodes[index])
@@ -429,6 +449,11 @@ def _touch(edit: Edit) -> _Touch:
     fields: set[tuple[str, str, str]] = set()
     if edit.kind == "remove_node" and edit.node_id is not None:
         removed.add(edit.node_id)
+    elif edit.kind == "add_node" and edit.edge is not None:
+        # No other edit can name the new node yet: only the edge's source is touched.
+        source = edit.edge.get("source")
+        if isinstance(source, int) and not isinstance(source, bool):
+            used.add(source)
     elif edit.kind == "move_node" and edit.node_id is not None:
         used.add(edit.node_id)
         fields.update({("node", str(edit.node_id), "ui.x"), ("node", str(edit.node_id), "ui.y")})

@@ -216,6 +216,33 @@ def test_an_operator_kind_and_its_parameters_change_in_one_edit(team: Team) -> N
     run(scenario)
 
 
+def test_a_node_and_its_edge_are_one_revision_and_follow_the_id_it_gets(team: Team) -> None:
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        bob, _ = await join(team, "owner")
+        await bob.edit("b1", 0, {"kind": "add_node", "node": {"id": 5, "name": "Theirs"}})
+        # Made on revision 0, when id 5 was free: the node gets 6, and the edge goes to it.
+        mine = {"kind": "add_node", "node": {"id": 5, "name": "Mine"}, "edge": {"source": 2}}
+        applied = await alice.edit("a1", 0, mine)
+        assert applied["type"] == "edit_applied"
+        assert applied["revision"] == 2 and applied["rebased"] is True
+        assert applied["edit"]["node"]["id"] == 6
+        assert applied["edit"]["edge"] == {
+            "partitioner": None,
+            "exchangeMode": "UNDEFINED",
+            "typeNumber": 0,
+            "sideOutputTag": None,
+            "source": 2,
+        }
+        revision, document = await stored(team.pipeline.pk)
+        assert revision == 2
+        assert (document["edges"][-1]["source"], document["edges"][-1]["target"]) == (2, 6)
+        await alice.close()
+        await bob.close()
+
+    run(scenario)
+
+
 def test_a_stale_independent_edit_is_rebased(team: Team) -> None:
     async def scenario() -> None:
         alice, _ = await join(team, "editor")

@@ -64,6 +64,17 @@ def test_independent_edits_rebase() -> None:
     assert find_conflict(mine, theirs) is None
 
 
+def test_a_node_added_with_its_edge_rebases_over_nodes_added_meanwhile() -> None:
+    mine = edit({"kind": "add_node", "node": {"id": 4, "name": "Mine"}, "edge": {"source": 2}})
+    theirs = edit({"kind": "add_node", "node": {"id": 4, "name": "Theirs"}, "edge": {"source": 1}})
+    assert find_conflict(mine, [(6, theirs)]) is None
+    changed, _ = apply_edit(document(), theirs)
+    changed, applied = apply_edit(changed, mine)
+    # The edge goes to the id the node got, not to the node that took its id first.
+    assert applied.node is not None and applied.node["id"] == 5
+    assert [(e["source"], e["target"]) for e in changed["edges"]][-2:] == [(1, 4), (2, 5)]
+
+
 def test_a_layout_rebases_over_edits_of_other_nodes_and_fields() -> None:
     layout = edit({"kind": "move_nodes", "moves": [{"nodeId": 1, "x": 0, "y": 0}, LAYOUT_3]})
     theirs = [
@@ -155,6 +166,16 @@ def test_a_layout_rebases_over_edits_of_other_nodes_and_fields() -> None:
             },
             {"kind": "set_operator", "nodeId": 2, "operator": "filter", "params": {}},
             "'operator' of node 2 was changed in revision 9",
+        ),
+        (
+            {"kind": "add_node", "node": {"name": "Filter"}, "edge": {"source": 2}},
+            {"kind": "remove_node", "nodeId": 2},
+            "node 2 was removed in revision 9",
+        ),
+        (
+            {"kind": "remove_node", "nodeId": 2},
+            {"kind": "add_node", "node": {"name": "Filter"}, "edge": {"source": 2}},
+            "node 2 was changed in revision 9",
         ),
     ],
 )

@@ -64,6 +64,7 @@ describe("inverseEdits", () => {
 
   it.each<Edit>([
     { kind: "add_node", node: { name: "Filter" } },
+    { kind: "add_node", node: { name: "Filter" }, edge: { source: 2, partitioner: null } },
     { kind: "move_node", nodeId: 2, x: 1, y: 2 },
     { kind: "connect", edge: { source: 1, target: 3, partitioner: "HASH" } },
     { kind: "set_field", element: "node", nodeId: 2, field: "params.fn", value: "y" },
@@ -135,6 +136,34 @@ describe("inverseEdits", () => {
     const undone = undoes(before, layout);
     expect(undone.nodes[0]?.ui).toEqual({ x: 10, y: 20 });
     expect(undone.nodes[1]?.ui).toEqual({}); // as after undoing a move_node
+  });
+
+  it("brings back a node fed by one edge in one edit, with that edge", () => {
+    const before = editsDocument();
+    const { document: after, applied } = applyEdit(before, { kind: "remove_node", nodeId: 3 });
+    const inverse = inverseEdits(before, after, applied);
+    expect(inverse).toEqual([
+      {
+        kind: "add_node",
+        node: before.nodes[2],
+        edge: { source: 2, partitioner: "FORWARD" },
+      },
+    ]);
+    const restored = inverse.reduce((document, edit) => applyEdit(document, edit).document, after);
+    // Node and edge with the defaults they had been read with.
+    expect(restored.nodes.map((node) => node.id)).toEqual([1, 2, 3]);
+    expect(restored.nodes[2]).toMatchObject(before.nodes[2] ?? {});
+    expect(documentEdges(restored)).toEqual([
+      documentEdges(before)[0],
+      {
+        source: 2,
+        target: 3,
+        partitioner: "FORWARD",
+        exchangeMode: "UNDEFINED",
+        typeNumber: 0,
+        sideOutputTag: null,
+      },
+    ]);
   });
 
   it("gives a node back its kind and its parameters whole", () => {
@@ -219,6 +248,14 @@ describe("renameNodes", () => {
     [
       { kind: "set_operator", nodeId: 4, operator: "map", params: {} },
       { kind: "set_operator", nodeId: 5, operator: "map", params: {} },
+    ],
+    [
+      { kind: "add_node", node: { id: 4, name: "a" }, edge: { source: 1 } },
+      { kind: "add_node", node: { id: 5, name: "a" }, edge: { source: 1 } },
+    ],
+    [
+      { kind: "add_node", node: { name: "a" }, edge: { source: 4, typeNumber: 1 } },
+      { kind: "add_node", node: { name: "a" }, edge: { source: 5, typeNumber: 1 } },
     ],
   ])("renames the node ids in %j", (edit, expected) => {
     expect(renameNodes(edit, renames)).toEqual(expected);

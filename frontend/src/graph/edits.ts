@@ -69,9 +69,20 @@ export interface EdgeInput extends StreamEdgeFields {
   readonly [key: string]: JsonValue;
 }
 
+/**
+ * The edge into a node being added (`add_node`'s `edge`): from `source`, an existing
+ * node, to the new node whatever id it gets, so it has no `target`.
+ */
+export interface InboundEdgeInput extends StreamEdgeFields {
+  readonly source: number;
+  readonly [key: string]: JsonValue;
+}
+
+/** A node, and optionally an edge into it: one edit, one revision, one undo step. */
 export interface AddNodeEdit {
   readonly kind: "add_node";
   readonly node: NodeInput;
+  readonly edge?: InboundEdgeInput;
 }
 
 export interface RemoveNodeEdit {
@@ -159,7 +170,7 @@ export type Edit =
 
 /** An edit as applied: an added node has its id and defaults, an added edge its defaults. */
 export type AppliedEdit =
-  | { readonly kind: "add_node"; readonly node: StreamNode }
+  | { readonly kind: "add_node"; readonly node: StreamNode; readonly edge?: InboundEdgeInput }
   | { readonly kind: "connect"; readonly edge: StreamEdge }
   | RemoveNodeEdit
   | MoveNodeEdit
@@ -396,7 +407,9 @@ function toEdit(parts: EditParts): Edit {
           field: "name",
         });
       }
-      return { kind: "add_node", node };
+      return parts.edge === null
+        ? { kind: "add_node", node }
+        : { kind: "add_node", node, edge: parts.edge as InboundEdgeInput };
     }
     case "remove_node":
       return { kind: "remove_node", nodeId: required(parts.nodeId, "remove_node", "nodeId") };
@@ -522,6 +535,29 @@ function setPath(target: MutableJsonObject, path: string, value: JsonValue, wher
   }
 }
 
+/**
+ * The edge of an `add_node` into its new node, with the edge defaults: from a node
+ * already in `nodes`, and without a `target` (the id the new node gets).
+ */
+function inboundEdge(nodes: readonly StreamNode[], edge: InboundEdgeInput): InboundEdgeInput {
+  const inbound: MutableJsonObject = { ...edgeDefaults(), ...cloneJson(edge) };
+  if (Object.hasOwn(inbound, "target")) {
+    throw new EditRejected(
+      "edit.edge",
+      "the edge of add_node goes to the new node: leave out 'target'",
+      { field: "target" },
+    );
+  }
+  const source = getOwn(inbound, "source");
+  if (!isInteger(source)) {
+    throw new EditRejected("edit.edge", "the edge needs an integer 'source'", {
+      field: "source",
+    });
+  }
+  nodeIndex(nodes, source);
+  return inbound as InboundEdgeInput;
+}
+
 /** Put the node at `index` at (x, y): a copy of it with a copy of its `ui`. */
 function moveNode(nodes: StreamNode[], index: number, x: number, y: number): void {
   const node: MutableJsonObject = { ...nodes[index] };
@@ -566,9 +602,14 @@ export function applyEdit(document: StreamGraphDocument, edit: Edit): ApplyResul
         }
         setOwn(node, "id", (any ? highest : 0) + 1);
       }
+      const inbound = checked.edge === undefined ? null : inboundEdge(nodes, checked.edge);
       const added = node as StreamNode;
       nodes.push(added);
-      return done({ kind: "add_node", node: added });
+      if (inbound === null) {
+        return done({ kind: "add_node", node: added });
+      }
+      edges.push({ ...inbound, target: added.id });
+      return done({ kind: "add_node", node: added, edge: inbound });
     }
     case "remove_node": {
       nodes.splice(nodeIndex(nodes, checked.nodeId), 1);
@@ -766,6 +807,13 @@ export function inverseEdits(
         (edge) =>
           getOwn(edge, "source") === applied.nodeId || getOwn(edge, "target") === applied.nodeId,
       );
+      const [only] = edges;
+      if (edges.length === 1 && only?.target === applied.nodeId && only.source !== only.target) {
+        // A node fed by one edge comes back with it in one edit, as it was added.
+        const inbound: MutableJsonObject = { ...only };
+        deleteOwn(inbound, "target");
+        return [{ kind: "add_node", node, edge: inbound as InboundEdgeInput }];
+      }
       return [
         { kind: "add_node", node },
         ...edges.map((edge): Edit => ({ kind: "connect", edge })),
@@ -857,9 +905,17 @@ export function renameNodes(edit: Edit, renames: ReadonlyMap<number, number>): E
   switch (edit.kind) {
     case "add_node": {
       const { id } = edit.node;
-      return id !== undefined && renames.has(id)
-        ? { ...edit, node: { ...edit.node, id: rename(id) } }
-        : edit;
+      const source = edit.edge?.source;
+      if (
+        !(id !== undefined && renames.has(id)) &&
+        !(source !== undefined && renames.has(source))
+      ) {
+        return edit;
+      }
+      const node = id === undefined ? edit.node : { ...edit.node, id: rename(id) };
+      return edit.edge === undefined || source === undefined
+        ? { ...edit, node }
+        : { ...edit, node, edge: { ...edit.edge, source: rename(source) } };
     }
     case "remove_node":
     case "move_node":

@@ -218,6 +218,69 @@ describe("edits from other clients", () => {
     ]);
   });
 
+  it("add a node with its edge as one edit and one undo step, the edge following its id", () => {
+    const { store, sent, theirs, confirm } = joined();
+    const added = store
+      .getState()
+      .addOperator({ id: 4, name: "Mine" }, { source: 2, partitioner: null });
+    expect(added.ok).toBe(true);
+    expect(sent.map((item) => item.edit.kind)).toEqual(["add_node"]);
+    // Someone else took id 4 first: the node becomes 5, and its edge goes to 5.
+    theirs({ kind: "add_node", node: { id: 4, name: "Theirs" } });
+    let state = store.getState();
+    expect(documentEdges(state.document ?? editsDocument()).at(-1)).toMatchObject({
+      source: 2,
+      target: 5,
+      partitioner: null,
+    });
+    const mine = sent[0]?.edit;
+    expect(mine?.kind === "add_node" && mine.edge).toEqual({
+      partitioner: null,
+      exchangeMode: "UNDEFINED",
+      typeNumber: 0,
+      sideOutputTag: null,
+      source: 2,
+    });
+    state.receiveEditApplied(
+      editApplied(
+        7,
+        applyEdit(state.confirmed ?? editsDocument(), mine ?? { kind: "add_node", node: {} })
+          .applied,
+        { clientId: "me", opId: "op-1" },
+      ),
+    );
+    expect(store.getState().pending).toEqual([]);
+    expect(store.getState().undoStack.at(-1)?.edits).toEqual([{ kind: "remove_node", nodeId: 5 }]);
+    store.getState().undo();
+    confirm(sent.at(-1)?.opId ?? "");
+    state = store.getState();
+    expect(state.document?.nodes.map((item) => item.name)).toEqual([
+      "Source: s",
+      "Map",
+      "Sink: out",
+      "Theirs",
+    ]);
+    expect(documentEdges(state.document ?? editsDocument())).toHaveLength(2);
+    // Redo brings both back in one edit again.
+    store.getState().redo();
+    expect(sent.at(-1)?.edit).toMatchObject({ kind: "add_node", edge: { source: 2 } });
+    expect(documentEdges(store.getState().document ?? editsDocument()).at(-1)).toMatchObject({
+      source: 2,
+      target: 5,
+    });
+  });
+
+  it("refuse an added node's edge the server would refuse, adding nothing", () => {
+    const { store, sent } = joined();
+    const before = store.getState();
+    const unknown = before.addOperator({ name: "Mine" }, { source: 42 });
+    expect(!unknown.ok && unknown.error.code).toBe("edit.unknown-node");
+    const unreadable = before.addOperator({ name: "Mine" }, { source: 2, typeNumber: 1.5 });
+    expect(!unreadable.ok && unreadable.error.code).toBe("invalid-document");
+    expect(sent).toEqual([]);
+    expect(store.getState()).toBe(before);
+  });
+
   it("follow the server's ids and plans, step by step", () => {
     const recorded = JSON.parse(
       readFileSync(new URL("../graph/testdata/word-count.liveplan.json", import.meta.url), "utf8"),

@@ -47,6 +47,7 @@ import {
   type EdgeInput,
   type EdgeKey,
   type Edit,
+  type InboundEdgeInput,
   type NodeInput,
   type NodeMove,
 } from "../graph/edits";
@@ -134,7 +135,8 @@ export interface DocumentState {
 export interface DocumentActions {
   /** Several edits as one step: applied and sent in order, undone together. */
   applyEdits(edits: readonly Edit[]): ActionResult;
-  addOperator(node: NodeInput): ActionResult;
+  /** A node, with the edge `inbound` into it when given: one edit (`add_node`), one undo step. */
+  addOperator(node: NodeInput, inbound?: InboundEdgeInput): ActionResult;
   removeOperator(nodeId: number): ActionResult;
   moveOperator(nodeId: number, x: number, y: number): ActionResult;
   /**
@@ -234,8 +236,14 @@ function structuralProblem(
 ): Diagnostic | undefined {
   const { applied, document } = result;
   switch (applied.kind) {
-    case "add_node":
-      return checkNode(applied.node, document.nodes.length - 1)[0];
+    case "add_node": {
+      const problem = checkNode(applied.node, document.nodes.length - 1)[0];
+      if (problem !== undefined || applied.edge === undefined) {
+        return problem;
+      }
+      const edges = documentEdges(document);
+      return checkEdge(edges[edges.length - 1], edges.length - 1, nodeIdSet(document.nodes))[0];
+    }
     case "connect": {
       const edges = documentEdges(document);
       return checkEdge(applied.edge, edges.length - 1, nodeIdSet(document.nodes))[0];
@@ -383,7 +391,15 @@ export function createDocumentStore(options: DocumentStoreOptions): StoreApi<Doc
       ...INITIAL,
 
       applyEdits: (edits) => commit(edits, "do"),
-      addOperator: (node) => commit([{ kind: "add_node", node }], "do"),
+      addOperator: (node, inbound) =>
+        commit(
+          [
+            inbound === undefined
+              ? { kind: "add_node", node }
+              : { kind: "add_node", node, edge: inbound },
+          ],
+          "do",
+        ),
       removeOperator: (nodeId) => commit([{ kind: "remove_node", nodeId }], "do"),
       moveOperator: (nodeId, x, y) => commit([{ kind: "move_node", nodeId, x, y }], "do"),
       moveOperators: (moves) =>
