@@ -8,6 +8,7 @@ import {
 import type { CSSProperties, ReactNode } from "react";
 
 import { useBadges } from "./badges";
+import { edgeDetour } from "./edgeRoutes";
 import "./canvas.css";
 
 /** Where an edge runs, and its middle, where its label and badges go. */
@@ -31,6 +32,21 @@ export interface EdgeEnds {
 export function bezierCurve(ends: EdgeEnds): EdgeCurve {
   const [path, labelX, labelY] = getBezierPath(ends);
   return { path, labelX, labelY };
+}
+
+/** An edge's ends and the nodes they belong to, as React Flow gives them to an edge. */
+export interface EdgeRoute extends EdgeEnds {
+  readonly source: string;
+  readonly target: string;
+}
+
+/**
+ * The curve of an edge on every canvas: a self-loop or a back edge takes its detour
+ * (`edgeRoutes.ts`), so it is neither hidden under its operator nor under the forward
+ * edge; any other edge the bezier curve.
+ */
+export function edgeCurve(route: EdgeRoute): EdgeCurve {
+  return edgeDetour(route, route.source === route.target) ?? bezierCurve(route);
 }
 
 /**

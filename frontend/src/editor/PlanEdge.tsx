@@ -1,8 +1,7 @@
 import { EdgeLabelRenderer, type EdgeProps } from "@xyflow/react";
 import { memo } from "react";
 
-import { bezierCurve, EdgeChrome } from "../canvas/EdgeChrome";
-import { edgeDetour } from "../canvas/edgeRoutes";
+import { EdgeChrome, edgeCurve } from "../canvas/EdgeChrome";
 import { useEdgeView } from "./canvasContext";
 import { partitionerClass, partitionerLabel, type EdgeView, type FlowEdge } from "./canvasModel";
 import { useEditor } from "./context";
@@ -34,7 +33,7 @@ export function edgeTitle(view: EdgeView | undefined): string {
 export const PlanEdge = memo(function PlanEdge(props: EdgeProps<FlowEdge>) {
   const { selected } = props;
   const view = useEdgeView(props.id);
-  const curve = edgeDetour(props, props.source === props.target) ?? bezierCurve(props);
+  const curve = edgeCurve(props);
   const { path, labelX, labelY } = curve;
   const chained = view?.chained ?? null;
   const hasError = (view?.diagnostics.length ?? 0) > 0;
