@@ -11,6 +11,11 @@ import type { CanvasPosition } from "../graph/canvas";
 export const NODE_WIDTH = 172;
 export const NODE_HEIGHT = 62;
 
+/** Operators run left to right: the room between an operator and the next one it feeds. */
+export const LAYER_GAP = 70;
+/** The room between operators above one another. */
+export const NODE_GAP = 44;
+
 /** A rectangle in flow coordinates. */
 export interface Box {
   readonly x: number;

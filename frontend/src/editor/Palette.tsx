@@ -1,9 +1,11 @@
 import { useReactFlow } from "@xyflow/react";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 
 import type { OperatorCategory, OperatorSpec } from "../api/resources";
+import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
 import { newOperator } from "./commands";
 import { useEditor } from "./context";
+import { placeFromPalette, showsWhole } from "./placement";
 
 export const PALETTE_MIME = "application/x-streamgraph-operator";
 
@@ -16,10 +18,17 @@ const CATEGORY_TITLES: Record<OperatorCategory, string> = {
   sink: "Sinks",
 };
 
-/** The operator catalog: drag an operator onto the canvas, or click to add it in view. */
+/**
+ * The operator catalog: drag an operator onto the canvas, or click to add it after the
+ * selected operator (connected when it can be) or in the middle of the view.
+ */
 export function Palette({ onNotice }: { readonly onNotice: (message: string) => void }) {
   const { session, selection, catalog, canEdit } = useEditor();
   const flow = useReactFlow();
+  const specs = useMemo(
+    () => new Map(catalog.operators.map((spec) => [spec.kind, spec])),
+    [catalog],
+  );
   const [filter, setFilter] = useState("");
   const needle = filter.trim().toLowerCase();
   const shown = catalog.operators.filter(
@@ -37,17 +46,23 @@ export function Palette({ onNotice }: { readonly onNotice: (message: string) => 
       return;
     }
     const box = window.document.querySelector(".canvas")?.getBoundingClientRect();
-    const centre = flow.screenToFlowPosition({
-      x: (box?.left ?? 0) + (box?.width ?? 800) / 2,
-      y: (box?.top ?? 0) + (box?.height ?? 600) / 2,
+    const left = box?.left ?? 0;
+    const top = box?.top ?? 0;
+    const corner = flow.screenToFlowPosition({ x: left, y: top });
+    const far = flow.screenToFlowPosition({
+      x: left + (box?.width ?? 800),
+      y: top + (box?.height ?? 600),
     });
-    // Nudge each new operator so clicks in a row do not stack them exactly.
-    const offset = (document.nodes.length % 5) * 24;
-    const node = newOperator(document, spec, {
-      x: centre.x - 86 + offset,
-      y: centre.y - 31 + offset,
+    const view = { x: corner.x, y: corner.y, width: far.x - corner.x, height: far.y - corner.y };
+    const viewCentre = { x: view.x + view.width / 2, y: view.y + view.height / 2 };
+    const { position, inbound } = placeFromPalette(document, spec, {
+      selected: selection.getState().nodes,
+      specs,
+      viewCentre,
     });
-    const result = session.document.getState().addOperator(node);
+    const node = newOperator(document, spec, position);
+    // The node and its edge are one edit: one revision, one undo step.
+    const result = session.document.getState().addOperator(node, inbound ?? undefined);
     if (!result.ok) {
       onNotice(`Cannot add ${spec.label}: ${result.error.message}`);
       return;
@@ -55,6 +70,13 @@ export function Palette({ onNotice }: { readonly onNotice: (message: string) => 
     const added = result.applied[0];
     if (added?.kind === "add_node") {
       selection.getState().select([added.node.id]);
+    }
+    if (!showsWhole(view, position)) {
+      // Beside an operator at the edge of the view: follow it there, at the same zoom.
+      void flow.setCenter(position.x + NODE_WIDTH / 2, position.y + NODE_HEIGHT / 2, {
+        zoom: flow.getZoom(),
+        duration: 200,
+      });
     }
   };
 

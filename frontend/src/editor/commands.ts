@@ -6,7 +6,14 @@
 
 import type { OperatorSpec } from "../api/resources";
 import { canvasEdgeId, edgeKeyOf, type CanvasPosition } from "../graph/canvas";
-import { edgeKeys, type EdgeInput, type EdgeKey, type Edit, type NodeInput } from "../graph/edits";
+import {
+  edgeKeys,
+  type EdgeInput,
+  type EdgeKey,
+  type Edit,
+  type InboundEdgeInput,
+  type NodeInput,
+} from "../graph/edits";
 import type { JsonObject } from "../graph/json";
 import {
   documentEdges,
@@ -73,10 +80,19 @@ export function newEdge(
   typeNumber: number,
   targetSpec: OperatorSpec | null,
 ): EdgeInput {
+  const { source: from, ...fields } = newInboundEdge(source, typeNumber, targetSpec);
+  return { source: from, target, ...fields };
+}
+
+/** The edge `newEdge` makes, into an operator being added (whose id it does not name). */
+export function newInboundEdge(
+  source: number,
+  typeNumber: number,
+  targetSpec: OperatorSpec | null,
+): InboundEdgeInput {
   const keyed = targetSpec?.keyed === true;
-  const edge: EdgeInput = {
+  const edge: InboundEdgeInput = {
     source,
-    target,
     partitioner: keyed ? "HASH" : null,
     exchangeMode: "UNDEFINED",
     typeNumber,

@@ -8,7 +8,7 @@
 import ElkConstructor, { type ELK } from "elkjs/lib/elk-api";
 import ElkWorker from "elkjs/lib/elk-worker.min.js?worker";
 
-import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
+import { LAYER_GAP, NODE_GAP, NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
 import type { NodeMove } from "../graph/edits";
 import { documentEdges, type StreamGraphDocument } from "../graph/streamgraph";
 
@@ -31,8 +31,8 @@ export async function layoutMoves(document: StreamGraphDocument): Promise<NodeMo
     layoutOptions: {
       "elk.algorithm": "layered",
       "elk.direction": "RIGHT",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "70",
-      "elk.spacing.nodeNode": "44",
+      "elk.layered.spacing.nodeNodeBetweenLayers": String(LAYER_GAP),
+      "elk.spacing.nodeNode": String(NODE_GAP),
       "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
       "elk.separateConnectedComponents": "true",
     },
