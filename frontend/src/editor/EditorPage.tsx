@@ -110,6 +110,7 @@ function Editor(props: {
   const you = useStore(session.state, (state) => state.you);
   const hasDocument = useStore(session.document, (state) => state.document !== null);
   const [help, setHelp] = useState(false);
+  const [finding, setFinding] = useState(false);
   const { notices, notify } = useNotices();
   const canEdit = status === "open" && you !== null && you.role !== "viewer";
 
@@ -124,6 +125,9 @@ function Editor(props: {
     },
     closeHelp: () => {
       setHelp(false);
+    },
+    openFind: () => {
+      setFinding(true);
     },
   });
   useShortcuts(handlers);
@@ -169,7 +173,14 @@ function Editor(props: {
           <EditorBadges pipelineId={pipeline.id} onOpen={openComments}>
             <div className="editor__body">
               <Palette onNotice={notify} />
-              <EditorViews pipelineId={pipeline.id} notify={notify} />
+              <EditorViews
+                pipelineId={pipeline.id}
+                notify={notify}
+                finding={finding}
+                onFindClosed={() => {
+                  setFinding(false);
+                }}
+              />
               <SidePanel
                 pipelineId={pipeline.id}
                 workspaceId={pipeline.workspace}

@@ -97,6 +97,15 @@ export function EditorTopBar(props: {
         <button type="button" className="button" onClick={handlers.fitView} title="Zoom to fit (F)">
           Fit
         </button>
+        <button
+          type="button"
+          className="button"
+          onClick={handlers.find}
+          title="Find a node on the canvas (Ctrl+F or /)"
+          data-testid="find"
+        >
+          Find
+        </button>
         <button type="button" className="button" onClick={() => void exportAs("streamgraph")}>
           Export
         </button>

@@ -4,6 +4,7 @@ import { ExecutionGraphView } from "../plan/ExecutionGraphView";
 import { JobGraphView } from "../plan/JobGraphView";
 import { Canvas } from "./Canvas";
 import { useDocumentStore, useEditor } from "./context";
+import { FindOnCanvas } from "./FindOnCanvas";
 import type { Notify } from "./notices";
 import { ProblemsPanel } from "./ProblemsPanel";
 
@@ -18,15 +19,20 @@ const VIEWS: readonly (readonly [View, string])[] = [
 /**
  * The middle of the editor: the canvas, with the JobGraph or the ExecutionGraph
  * over it when chosen (the canvas stays mounted, so switching back is instant),
- * and the problems below.
+ * the find box over them while `finding`, and the problems below.
  */
 export function EditorViews({
   pipelineId,
   notify,
+  finding,
+  onFindClosed,
 }: {
   readonly pipelineId: number;
   readonly notify: Notify;
+  readonly finding: boolean;
+  readonly onFindClosed: () => void;
 }) {
+  const { selection } = useEditor();
   const plan = useDocumentStore((state) => state.plan);
   const revision = useDocumentStore((state) => state.revision);
   const [view, setView] = useState<View>("canvas");
@@ -66,6 +72,16 @@ export function EditorViews({
           <div className="view-overlay">
             <ExecutionGraphView pipelineId={pipelineId} revision={revision} />
           </div>
+        )}
+        {finding && (
+          <FindOnCanvas
+            onPick={(nodeId) => {
+              // Selected, and centred by the canvas, which is shown for it.
+              selection.getState().reveal([nodeId]);
+              setView("canvas");
+            }}
+            onClose={onFindClosed}
+          />
         )}
       </div>
       <ProblemsPanel />

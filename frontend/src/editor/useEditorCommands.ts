@@ -30,6 +30,7 @@ export function useEditorCommands(options: {
   readonly notify: Notify;
   readonly toggleHelp: () => void;
   readonly closeHelp: () => void;
+  readonly openFind: () => void;
 }): { handlers: ShortcutHandlers; layingOut: boolean } {
   const { session, selection, canEdit, notify } = options;
   const [layingOut, setLayingOut] = useState(false);
@@ -144,6 +145,7 @@ export function useEditorCommands(options: {
     autoLayout: () => {
       void autoLayout();
     },
+    find: options.openFind,
     toggleHelp: options.toggleHelp,
   };
   return { handlers, layingOut };

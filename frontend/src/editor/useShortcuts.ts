@@ -11,6 +11,7 @@ export interface ShortcutHandlers {
   readonly clearSelection: () => void;
   readonly fitView: () => void;
   readonly autoLayout: () => void;
+  readonly find: () => void;
   readonly toggleHelp: () => void;
 }
 
@@ -27,6 +28,7 @@ export const SHORTCUTS: readonly (readonly [keys: string, what: string])[] = [
   ["Ctrl+click", "Add to the selection"],
   ["F", "Zoom to fit"],
   ["L", "Auto-layout"],
+  ["Ctrl+F or /", "Find a node by name, kind, id, uid or hash"],
   ["?", "Show or hide this list"],
 ];
 
@@ -64,6 +66,8 @@ export function useShortcuts(handlers: ShortcutHandlers): void {
         handler = handlers.duplicate;
       } else if (mod && key === "a") {
         handler = handlers.selectAll;
+      } else if ((mod && key === "f") || (!mod && event.key === "/")) {
+        handler = handlers.find;
       } else if (!mod && (key === "delete" || key === "backspace")) {
         handler = handlers.deleteSelection;
       } else if (!mod && key === "escape") {
