@@ -41,6 +41,20 @@ class ParamType(Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class Condition:
+    """When a parameter applies: while another (an enum) holds one of `values`."""
+
+    param: str
+    values: tuple[str, ...]
+
+    def holds(self, params: Mapping[str, Any]) -> bool:
+        return params.get(self.param) in self.values
+
+    def to_json(self) -> dict[str, Any]:
+        return {"param": self.param, "values": list(self.values)}
+
+
+@dataclass(frozen=True, slots=True)
 class ParamSpec:
     name: str
     label: str
@@ -54,6 +68,13 @@ class ParamSpec:
     """The variables of an expression parameter."""
     minimum: int | None = None
     """Smallest allowed value of an integer parameter."""
+    applies_when: Condition | None = None
+    """None: always. Otherwise the parameter is shown, checked (`required` included) and
+    given to the operator only while the condition holds; a value left from another
+    choice is ignored."""
+
+    def applies(self, params: Mapping[str, Any]) -> bool:
+        return self.applies_when is None or self.applies_when.holds(params)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +85,7 @@ class ParamSpec:
             "default": self.default,
             "choices": list(self.choices) if self.choices is not None else None,
             "help": self.help,
+            "appliesWhen": self.applies_when.to_json() if self.applies_when else None,
         }
 
 
@@ -146,18 +168,23 @@ ASSIGNERS = (
 )
 """Window assigners: Flink's TumblingEventTimeWindows ... and countWindow(size[, slide])."""
 
-_EVENT_TIME = frozenset({"tumbling_event_time", "sliding_event_time", "event_time_session"})
-ASSIGNER_PARAMS: dict[str, tuple[str, ...]] = {
-    "tumbling_event_time": ("sizeMs", "timestamp"),
-    "sliding_event_time": ("sizeMs", "slideMs", "timestamp"),
-    "event_time_session": ("gapMs", "timestamp"),
-    "tumbling_processing_time": ("sizeMs",),
-    "sliding_processing_time": ("sizeMs", "slideMs"),
-    "processing_time_session": ("gapMs",),
-    "count_tumbling": ("size",),
-    "count_sliding": ("size", "slide"),
-}
-"""The window parameters each assigner needs."""
+# Which window parameters each assigner reads: a parameter applies to the assigners named.
+_SIZED_TIME = Condition(
+    "assigner",
+    (
+        "tumbling_event_time",
+        "sliding_event_time",
+        "tumbling_processing_time",
+        "sliding_processing_time",
+    ),
+)
+_SLIDING_TIME = Condition("assigner", ("sliding_event_time", "sliding_processing_time"))
+_SESSION = Condition("assigner", ("event_time_session", "processing_time_session"))
+_COUNT = Condition("assigner", ("count_tumbling", "count_sliding"))
+_SLIDING_COUNT = Condition("assigner", ("count_sliding",))
+_EVENT_TIME = Condition(
+    "assigner", ("tumbling_event_time", "sliding_event_time", "event_time_session")
+)
 
 _WINDOW_PARAMS = (
     ParamSpec(
@@ -172,31 +199,32 @@ _WINDOW_PARAMS = (
         "every Size (or Slide) records of a key.",
     ),
     ParamSpec(
-        "sizeMs", "Size (ms)", ParamType.INTEGER, False, 1000, None,
-        "Window length in milliseconds (tumbling and sliding time windows).", minimum=1,
+        "sizeMs", "Size (ms)", ParamType.INTEGER, True, 1000, None,
+        "Window length in milliseconds.", minimum=1, applies_when=_SIZED_TIME,
     ),
     ParamSpec(
-        "slideMs", "Slide (ms)", ParamType.INTEGER, False, None, None,
-        "How far each sliding time window starts after the previous one.", minimum=1,
+        "slideMs", "Slide (ms)", ParamType.INTEGER, True, None, None,
+        "How far each window starts after the previous one.", minimum=1,
+        applies_when=_SLIDING_TIME,
     ),
     ParamSpec(
-        "gapMs", "Gap (ms)", ParamType.INTEGER, False, None, None,
-        "Session windows: a key's session ends after this much time without records.",
-        minimum=1,
+        "gapMs", "Gap (ms)", ParamType.INTEGER, True, None, None,
+        "A key's session ends after this much time without records.",
+        minimum=1, applies_when=_SESSION,
     ),
     ParamSpec(
-        "size", "Size (records)", ParamType.INTEGER, False, None, None,
-        "Count windows: records per window.", minimum=1,
+        "size", "Size (records)", ParamType.INTEGER, True, None, None,
+        "Records per window.", minimum=1, applies_when=_COUNT,
     ),
     ParamSpec(
-        "slide", "Slide (records)", ParamType.INTEGER, False, None, None,
-        "Sliding count windows: fire every this many records with the last Size ones.",
-        minimum=1,
+        "slide", "Slide (records)", ParamType.INTEGER, True, None, None,
+        "Fire every this many records with the last Size ones.",
+        minimum=1, applies_when=_SLIDING_COUNT,
     ),
-    _expr(
-        "timestamp", "Timestamp", _X, "x",
-        "Event-time assigners: the record's event time in milliseconds, e.g. x['ts'].",
-        required=False,
+    ParamSpec(
+        "timestamp", "Timestamp", ParamType.EXPRESSION, True, "x", None,
+        "The record's event time in milliseconds, e.g. x['ts'].",
+        variables=_X, applies_when=_EVENT_TIME,
     ),
 )  # fmt: skip
 

@@ -68,7 +68,8 @@ class NodePlan:
     name: str
     kind: str
     params: Mapping[str, Any]
-    """The document's parameters, with the catalog's defaults for absent optional ones."""
+    """The document's parameters that apply, with the catalog's defaults for absent
+    optional ones."""
     outs: tuple[NodeOut, ...]
 
     @property

@@ -233,7 +233,7 @@ def _node_plan(
         id=node_id,
         name=graph.nodes[node_id].name,
         kind=raw["operator"],
-        params=_with_defaults(raw["operator"], raw.get("params") or {}),
+        params=_run_params(raw["operator"], raw.get("params") or {}),
         outs=tuple(outs),
     )
 
@@ -248,10 +248,14 @@ def _key_texts(key: object) -> tuple[str | None, str | None]:
     )
 
 
-def _with_defaults(kind: str, params: Mapping[str, Any]) -> dict[str, Any]:
+def _run_params(kind: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """What the operator reads: without the parameters that do not apply (a value left
+    from another window assigner), with the defaults of absent optional ones."""
     result = dict(params)
     for param in CATALOG[kind].params:
-        if result.get(param.name) is None and not param.required and param.default is not None:
+        if not param.applies(params):
+            result.pop(param.name, None)
+        elif result.get(param.name) is None and not param.required and param.default is not None:
             result[param.name] = param.default
     return result
 

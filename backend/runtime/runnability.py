@@ -16,7 +16,6 @@ from typing import Any
 from compiler.diagnostics import Diagnostic, Location, Severity
 from compiler.keygroups import MAX_TUPLE_ARITY
 from runtime.catalog import (
-    ASSIGNER_PARAMS,
     CATALOG,
     KEY_VARIABLES,
     PARTITION_VARIABLES,
@@ -119,11 +118,18 @@ def _check_document(document: object, report: _Report) -> None:
 
 def _check_params(node: int, spec: OperatorSpec, params: dict[str, Any], report: _Report) -> None:
     for param in spec.params:
+        if not param.applies(params):
+            continue  # left from another choice (a window's assigner): not read, not checked
         value = params.get(param.name)
         field = f"params.{param.name}"
         if value is None:
             if param.required:
-                report.add("param.required", f"{param.label} is required", node=node, field=field)
+                report.add(
+                    "param.required",
+                    _required_message(spec, param, params),
+                    node=node,
+                    field=field,
+                )
             continue
         _check_value(node, param, value, field, report, writes=spec.is_sink)
     known = {param.name for param in spec.params}
@@ -139,6 +145,14 @@ def _check_params(node: int, spec: OperatorSpec, params: dict[str, Any], report:
     extra = _EXTRA_CHECKS.get(spec.kind.split(".")[0])
     if extra is not None:
         extra(node, spec, params, report)
+
+
+def _required_message(spec: OperatorSpec, param: ParamSpec, params: dict[str, Any]) -> str:
+    condition = param.applies_when
+    if condition is None:
+        return f"{param.label} is required"
+    chosen = spec.param(condition.param).label
+    return f"{param.label} is required when {chosen} is {params[condition.param]}"
 
 
 def _check_value(
@@ -212,21 +226,6 @@ def _check_value(
         report.add("param.type", f"{param.label} must be text", node=node, field=field)
 
 
-def _check_windows(node: int, spec: OperatorSpec, params: dict[str, Any], report: _Report) -> None:
-    assigner = params.get("assigner")
-    if assigner not in ASSIGNER_PARAMS:
-        return  # reported as param.required / param.choice
-    for name in ASSIGNER_PARAMS[assigner]:
-        if params.get(name) is None:
-            label = spec.param(name).label
-            report.add(
-                "param.required",
-                f"{label} is required for {assigner} windows",
-                node=node,
-                field=f"params.{name}",
-            )
-
-
 def _check_process(node: int, spec: OperatorSpec, params: dict[str, Any], report: _Report) -> None:
     if spec.kind != "process":
         return
@@ -270,8 +269,6 @@ def _check_sequence(node: int, spec: OperatorSpec, params: dict[str, Any], repor
 
 _EXTRA_CHECKS: dict[str, Callable[[int, OperatorSpec, dict[str, Any], _Report], None]] = {
     "source": _check_sequence,
-    "window": _check_windows,
-    "window_all": _check_windows,
     "process": _check_process,
 }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from runtime.catalog import CATALOG, Category, ParamType, catalog_document
+from runtime.catalog import ASSIGNERS, CATALOG, Category, ParamType, catalog_document
 from runtime.operators import CODE
 
 
@@ -30,10 +30,21 @@ def test_catalog_document_has_exactly_the_shape_the_editor_reads():
             "LEGACY_SOURCE",
             "YIELDING",
         }
+        choices = {p["name"]: p["choices"] for p in operator["params"] if p["type"] == "enum"}
         for param in operator["params"]:
-            assert set(param) == {"name", "label", "type", "required", "default", "choices", "help"}
+            assert set(param) == {
+                "name", "label", "type", "required", "default", "choices", "help", "appliesWhen",
+            }  # fmt: skip
             assert param["type"] in {t.value for t in ParamType}
             assert (param["choices"] is not None) == (param["type"] == "enum")
+            condition = param["appliesWhen"]
+            if condition is not None:
+                # An enum of the same operator, and only values it can take.
+                assert set(condition) == {"param", "values"}
+                assert condition["param"] in choices and condition["param"] != param["name"]
+                assert condition["values"] and set(condition["values"]) <= set(
+                    choices[condition["param"]]
+                )
         assert (operator["category"] == "source") == (operator["inputs"] == 0)
 
 
@@ -60,3 +71,40 @@ def test_palette_leaves_out_the_kinds_only_imports_need():
 def test_every_kind_has_operator_code_and_all_code_is_a_kind():
     assert sorted(set(CATALOG) - set(CODE)) == [], "kinds without operator code"
     assert sorted(set(CODE) - set(CATALOG)) == [], "operator code for no kind"
+
+
+# What each assigner reads in runtime.operators.windows, and what Flink's needs.
+WINDOW_PARAMS = {
+    "tumbling_event_time": {"sizeMs", "timestamp"},
+    "sliding_event_time": {"sizeMs", "slideMs", "timestamp"},
+    "event_time_session": {"gapMs", "timestamp"},
+    "tumbling_processing_time": {"sizeMs"},
+    "sliding_processing_time": {"sizeMs", "slideMs"},
+    "processing_time_session": {"gapMs"},
+    "count_tumbling": {"size"},
+    "count_sliding": {"size", "slide"},
+}
+
+
+def test_each_window_parameter_applies_to_the_assigners_that_read_it():
+    assert set(WINDOW_PARAMS) == set(ASSIGNERS)
+    for spec in CATALOG.values():
+        if spec.category is not Category.WINDOW:
+            continue
+        for assigner in ASSIGNERS:
+            params = {"assigner": assigner}
+            applying = {p.name for p in spec.params if p.applies_when and p.applies(params)}
+            assert applying == WINDOW_PARAMS[assigner], (spec.kind, assigner)
+            # Whatever applies is required then; the rest applies always.
+            assert all(p.required for p in spec.params if p.applies_when and p.applies(params))
+        always = {p.name for p in spec.params if p.applies_when is None}
+        assert "assigner" in always and always.isdisjoint(set().union(*WINDOW_PARAMS.values()))
+
+
+def test_a_new_window_operator_starts_with_the_parameters_of_its_default_assigner():
+    spec = CATALOG["window.reduce"]
+    defaults = {p.name: p.default for p in spec.params if p.default is not None}
+    assert defaults == {
+        "assigner": "tumbling_event_time", "sizeMs": 1000, "timestamp": "x", "fn": "a + b",
+    }  # fmt: skip
+    assert all(spec.param(name).applies(defaults) for name in defaults)

@@ -247,6 +247,18 @@ def test_count_windows_fire_by_count_and_never_partly(tmp_path: Path):
     assert sink_records(result, 3) == [[[0, 2], [1, 2]], [[1, 4], [2, 3, 4]]]
 
 
+def test_a_window_leaves_out_values_left_from_another_assigner(tmp_path: Path):
+    items = [["a", n] for n in range(1, 6)]
+    params = {"assigner": "count_tumbling", "size": 2, "fn": "(a[0], a[1] + b[1])"}
+    stale = {"sizeMs": 0, "slideMs": 1, "gapMs": "soon", "slide": 1, "timestamp": "x["}
+    document = windowed("window.reduce", {**params, **stale}, items)
+    plan = build_run_plan(document, compile_document(document), RunOptions(str(tmp_path)))
+    [window] = [node for vertex in plan.vertices for node in vertex.nodes if node.id == 2]
+    assert dict(window.params) == params
+    result, _ = run(document, tmp_path)
+    assert sink_records(result, 3) == [["a", 3], ["a", 7]]
+
+
 def test_window_aggregate(tmp_path: Path):
     params = {"assigner": "tumbling_event_time", "sizeMs": 100, "timestamp": "x[1]",
               "zero": "0", "add": "acc + x[1]", "result": "acc * 2"}  # fmt: skip

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from runtime.catalog import CATALOG, ParamType
+from runtime.catalog import ASSIGNERS, CATALOG, ParamType
 from runtime.runnability import runnability
 from tests.runtime.builders import Doc
 
@@ -146,6 +146,43 @@ def test_bad_parameters_are_reported_on_the_node_and_field(
         doc.edge(1, 7, "HASH" if keyed else "FORWARD", key="x" if keyed else None)
     code, field = expected
     assert (code, 7, None, field) in errors(doc.build())
+
+
+def _window(params: dict[str, Any], kind: str = "window.reduce") -> dict[str, Any]:
+    return (
+        Doc()
+        .node(1, "source.sequence", {"from": 1, "to": 3})
+        .node(2, kind, {"fn": "a + b", **params})
+        .node(3, "sink.print")
+        .edge(1, 2, "HASH", key="x % 2")
+        .edge(2, 3)
+        .build()
+    )
+
+
+@pytest.mark.parametrize("assigner", ASSIGNERS)
+def test_a_window_requires_what_its_assigner_reads_and_nothing_else(assigner: str):
+    spec = CATALOG["window.reduce"]
+    reads = {p.name for p in spec.params if p.applies_when and p.applies({"assigner": assigner})}
+    found = runnability(_window({"assigner": assigner}))
+    assert {d.location.field for d in found} == {f"params.{name}" for name in reads}
+    assert all(d.code == "param.required" and d.location.node == 2 for d in found)
+    label = spec.param(sorted(reads)[0]).label
+    assert f"{label} is required when Windows is {assigner}" in [d.message for d in found]
+
+
+def test_values_left_from_another_assigner_are_neither_required_nor_checked():
+    stale = {"sizeMs": 0, "slideMs": "soon", "gapMs": -1, "timestamp": "x[", "slide": None}
+    for kind in ("window.reduce", "window_all.reduce"):
+        assert runnability(_window({**stale, "assigner": "count_tumbling", "size": 2}, kind)) == []
+    # What applies is still checked.
+    found = errors(_window({**stale, "assigner": "count_tumbling", "size": 0}))
+    assert found == [("param.range", 2, None, "params.size")]
+    found = errors(_window({**stale, "assigner": "sliding_event_time", "sizeMs": 10}))
+    assert found == [
+        ("param.type", 2, None, "params.slideMs"),
+        ("param.invalid-expression", 2, None, "params.timestamp"),
+    ]
 
 
 def test_graph_shape_problems_name_the_edge_or_node():
