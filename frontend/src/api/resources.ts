@@ -461,14 +461,26 @@ export function getDiff(
 export type ParamType =
   "expression" | "string" | "integer" | "number" | "boolean" | "enum" | "values" | "path";
 
+/** While another parameter (an enum) holds one of `values`. */
+export interface ParamCondition {
+  readonly param: string;
+  readonly values: readonly string[];
+}
+
 export interface ParamSpec {
   readonly name: string;
   readonly label: string;
   readonly type: ParamType;
+  /** Whenever the parameter applies. */
   readonly required: boolean;
   readonly default: unknown;
   readonly choices: readonly string[] | null;
   readonly help: string;
+  /**
+   * Null: always. Otherwise the parameter applies (is shown, checked and read by the
+   * operator) only while the condition holds, as a window's Size (ms) for time windows.
+   */
+  readonly appliesWhen: ParamCondition | null;
 }
 
 export type OperatorCategory = "source" | "transform" | "keyed" | "window" | "multi-input" | "sink";

@@ -12,6 +12,7 @@ import { useCommit, useParallelismCommit } from "./commit";
 import { useDocumentStore, useEditor } from "./context";
 import { CheckField, CommitField, SelectField } from "./fields";
 import { OperatorKindField } from "./OperatorKindField";
+import { applyingParams, withParam } from "./params";
 import {
   paramText,
   parseOptionalText,
@@ -100,7 +101,7 @@ export function NodeProperties(props: {
       ) : spec.params.length === 0 ? (
         <p className="muted">No parameters.</p>
       ) : (
-        spec.params.map((param) =>
+        applyingParams(spec, params).map((param) =>
           param.type === "enum" && param.choices !== null ? (
             <SelectField
               key={param.name}
@@ -109,8 +110,13 @@ export function NodeProperties(props: {
               options={param.choices}
               disabled={!canEdit}
               help={param.help}
+              testId={`param-${param.name}`}
               onChange={(value) => {
-                commit({ ok: true, value: { ...params, [param.name]: value } }, setField("params"));
+                // One edit: also drops what the new choice leaves out, so undo restores both.
+                commit(
+                  { ok: true, value: withParam(spec, params, param.name, value) },
+                  setField("params"),
+                );
               }}
             />
           ) : param.type === "boolean" ? (

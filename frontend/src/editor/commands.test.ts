@@ -33,6 +33,7 @@ function spec(overrides: Partial<OperatorSpec> = {}): OperatorSpec {
         default: "x",
         choices: null,
         help: "",
+        appliesWhen: null,
       },
     ],
     palette: true,

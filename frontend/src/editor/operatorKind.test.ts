@@ -19,6 +19,7 @@ function param(name: string, value: unknown): ParamSpec {
     default: value,
     choices: null,
     help: "",
+    appliesWhen: null,
   };
 }
 

@@ -7,8 +7,12 @@
 
 import type { Catalog, ImportChecklist, OperatorSpec } from "../api/resources";
 import type { JsonObject, JsonValue } from "../graph/json";
+import { applyingParams } from "./params";
 
-/** The parameters a node of this kind starts with: the catalog's defaults, where it has one. */
+/**
+ * The parameters a node of this kind starts with: the catalog's defaults, where it has
+ * one and the parameter applies with the others' defaults.
+ */
 export function defaultParams(spec: OperatorSpec): JsonObject {
   const params: Record<string, JsonValue> = {};
   for (const param of spec.params) {
@@ -16,7 +20,8 @@ export function defaultParams(spec: OperatorSpec): JsonObject {
       params[param.name] = param.default as JsonValue;
     }
   }
-  return params;
+  const applying = new Set(applyingParams(spec, params).map((param) => param.name));
+  return Object.fromEntries(Object.entries(params).filter(([name]) => applying.has(name)));
 }
 
 /** One option of the kind select. */

@@ -24,6 +24,7 @@ const param = (type: ParamSpec["type"], required = false): ParamSpec => ({
   default: null,
   choices: type === "enum" ? ["a", "b"] : null,
   help: "",
+  appliesWhen: null,
 });
 
 describe("properties values", () => {

@@ -11,7 +11,16 @@ import {
 } from "./runParameters";
 
 function param(name: string, type: ParamSpec["type"], required = true): ParamSpec {
-  return { name, label: name, type, required, default: null, choices: null, help: "" };
+  return {
+    name,
+    label: name,
+    type,
+    required,
+    default: null,
+    choices: null,
+    help: "",
+    appliesWhen: null,
+  };
 }
 
 function operator(
