@@ -6,7 +6,15 @@ import type { LivePlan } from "../graph/liveplan";
 import type { StreamGraphDocument } from "../graph/streamgraph";
 import { chainedPlan } from "../test-support/builders";
 import { loadFixture } from "../test-support/fixtures";
-import { arrowPath, jobGraphModel } from "./jobGraphModel";
+import {
+  arrowPath,
+  columnOverflow,
+  columnScrollTarget,
+  columnSpans,
+  jobGraphModel,
+  type Box,
+  type Span,
+} from "./jobGraphModel";
 
 /** Two sources joined, then a sink chained to the join. */
 function joinDocument(): StreamGraphDocument {
@@ -133,5 +141,51 @@ describe("arrows", () => {
       { left: 300, top: 100, width: 100, height: 60 },
     );
     expect(path).toBe("M 100 20 C 200 20, 200 130, 300 130");
+  });
+});
+
+describe("columns out of view", () => {
+  const box = (left: number, top: number, width = 208): Box => ({ left, top, width, height: 90 });
+  // Five columns of 208px, 40px apart: the view shows 704px of the 1200px they take.
+  const spans: Span[] = [0, 248, 496, 744, 992].map((left) => ({ left, right: left + 208 }));
+
+  it("span the cards of each column, skipping columns not measured yet", () => {
+    const boxes = new Map([
+      ["a", box(0, 0)],
+      ["b", box(0, 120, 230)],
+      ["c", box(270, 0)],
+    ]);
+    expect(columnSpans([["a", "b"], ["c"], ["d"]], boxes)).toEqual([
+      { left: 0, right: 230 },
+      { left: 270, right: 478 },
+    ]);
+  });
+
+  it("count the columns cut on either side, not those off by a rounded pixel", () => {
+    expect(columnOverflow(spans, 0, 704)).toEqual({ before: 0, after: 2 });
+    expect(columnOverflow(spans, 0, 1200)).toEqual({ before: 0, after: 0 });
+    expect(columnOverflow(spans, 0, 703.5)).toEqual({ before: 0, after: 2 });
+    expect(columnOverflow(spans, 1, 703)).toEqual({ before: 0, after: 2 });
+    expect(columnOverflow(spans, 248, 704)).toEqual({ before: 1, after: 1 });
+    expect(columnOverflow(spans, 250, 704)).toEqual({ before: 2, after: 1 });
+    expect(columnOverflow(spans, 496, 704)).toEqual({ before: 2, after: 0 });
+    expect(columnOverflow([], 0, 704)).toEqual({ before: 0, after: 0 });
+  });
+
+  it("scroll to show the next column out of view in full, a margin from the edge", () => {
+    expect(columnScrollTarget(spans, 0, 704, "after", 24)).toBe(952 + 24 - 704);
+    expect(columnScrollTarget(spans, 272, 704, "after", 24)).toBe(1200 + 24 - 704);
+    expect(columnScrollTarget(spans, 496, 704, "after", 24)).toBeNull();
+    expect(columnScrollTarget(spans, 496, 704, "before", 24)).toBe(248 - 24);
+    expect(columnScrollTarget(spans, 224, 704, "before", 24)).toBe(0);
+    expect(columnScrollTarget(spans, 0, 704, "before", 24)).toBeNull();
+  });
+
+  it("show a column wider than the view from its left, then up to its right", () => {
+    expect(columnScrollTarget(spans, 200, 150, "after", 24)).toBe(248 - 24);
+    // The first column's left is in view already: on to its right, then the next one.
+    expect(columnScrollTarget(spans, 0, 150, "after", 24)).toBe(208 + 24 - 150);
+    expect(columnScrollTarget(spans, 208 + 24 - 150, 150, "after", 24)).toBe(248 - 24);
+    expect(columnScrollTarget(spans, 600, 150, "before", 24)).toBe(496 - 24);
   });
 });

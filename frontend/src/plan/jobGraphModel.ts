@@ -7,6 +7,9 @@
  * Orders: vertices follow the plan's topological order (`summary.vertexOrder`);
  * a column keeps that order except that a vertex moves towards the mean row of
  * its producers (one barycentre sweep), which untangles most fan-ins.
+ *
+ * Also the view's geometry once its cards are measured: arrows between boxes, and
+ * which columns a sideways scroll leaves out of view and where to scroll for them.
  */
 
 import type {
@@ -224,4 +227,80 @@ export function arrowPath(from: Box, to: Box): string {
   const y2 = to.top + to.height / 2;
   const bend = Math.max(40, Math.abs(x2 - x1) / 2);
   return `M ${x1} ${y1} C ${x1 + bend} ${y1}, ${x2 - bend} ${y2}, ${x2} ${y2}`;
+}
+
+/** Where a column lies across the graph, in the graph's pixels. */
+export interface Span {
+  readonly left: number;
+  readonly right: number;
+}
+
+/** Each column's span from its cards' boxes; a column with none measured yet is left out. */
+export function columnSpans(
+  columns: readonly (readonly string[])[],
+  boxes: ReadonlyMap<string, Box>,
+): Span[] {
+  return columns.flatMap((column) => {
+    const measured = column.flatMap((id) => {
+      const box = boxes.get(id);
+      return box === undefined ? [] : [box];
+    });
+    if (measured.length === 0) {
+      return [];
+    }
+    return [
+      {
+        left: Math.min(...measured.map((box) => box.left)),
+        right: Math.max(...measured.map((box) => box.left + box.width)),
+      },
+    ];
+  });
+}
+
+/** How many columns are out of view, wholly or in part, on either side. */
+export interface ColumnOverflow {
+  readonly before: number;
+  readonly after: number;
+}
+
+/** A column cut by less than this (rounding of fractional pixels) counts as in view. */
+const SLACK = 1;
+
+/** The columns out of view of a scroller showing `width` pixels from `scrollLeft`. */
+export function columnOverflow(
+  spans: readonly Span[],
+  scrollLeft: number,
+  width: number,
+): ColumnOverflow {
+  const end = scrollLeft + width;
+  return {
+    before: spans.filter((span) => span.left < scrollLeft - SLACK).length,
+    after: spans.filter((span) => span.right > end + SLACK).length,
+  };
+}
+
+/**
+ * Where to scroll to show the next column out of view on one side in full, `margin`
+ * pixels from the edge. A column wider than the view shows from its left, or, when
+ * that is already in view, up to its right. Null when nothing is out of view there.
+ */
+export function columnScrollTarget(
+  spans: readonly Span[],
+  scrollLeft: number,
+  width: number,
+  side: keyof ColumnOverflow,
+  margin: number,
+): number | null {
+  if (side === "after") {
+    const next = spans.find((span) => span.right > scrollLeft + width + SLACK);
+    if (next === undefined) {
+      return null;
+    }
+    const showRight = next.right + margin - width;
+    const showLeft = Math.max(0, next.left - margin);
+    return showLeft > scrollLeft + SLACK ? Math.min(showRight, showLeft) : showRight;
+  }
+  const hidden = spans.filter((span) => span.left < scrollLeft - SLACK);
+  const previous = hidden[hidden.length - 1];
+  return previous === undefined ? null : Math.max(0, previous.left - margin);
 }
