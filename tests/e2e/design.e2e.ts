@@ -59,6 +59,36 @@ function loopsDocument(): object {
   };
 }
 
+/** source -> keyBy -> tumbling event-time window -> sink. */
+function windowDocument(): object {
+  return {
+    format: "streamgraph/v1",
+    name: "windows",
+    config: { defaultParallelism: 1 },
+    nodes: [
+      {
+        id: 1,
+        name: "Source: Numbers",
+        operator: "source.sequence",
+        params: { from: 1, to: 9 },
+        ui: { x: 40, y: 160 },
+      },
+      {
+        id: 2,
+        name: "Per second",
+        operator: "window.reduce",
+        params: { assigner: "tumbling_event_time", sizeMs: 1000, timestamp: "x", fn: "a + b" },
+        ui: { x: 300, y: 160 },
+      },
+      { id: 3, name: "Sink: Out", operator: "sink.collect", ui: { x: 560, y: 160 } },
+    ],
+    edges: [
+      { source: 1, target: 2, partitioner: "HASH", key: { fn: "x % 2" } },
+      { source: 2, target: 3, partitioner: "FORWARD" },
+    ],
+  };
+}
+
 /** Flink's plan JSON of source -> map -> print, as `env.getExecutionPlan()` writes it. */
 const FLINK_PLAN = {
   nodes: [
@@ -216,6 +246,67 @@ describe("designing a pipeline", () => {
     await page.getByTestId("prop-operator").selectOption("filter");
     await expect.poll(() => page.getByTestId("prop-operator").inputValue()).toBe("filter");
     expect(await page.getByTestId("prop-name").inputValue()).toBe("Echo");
+  });
+
+  it("shows a window's fields for its assigner only", async () => {
+    const user = await newUser("windows");
+    const workspace = (await firstWorkspace(user)).id;
+    const created = await api<{ id: number }>("POST", "pipelines/", user.token, {
+      workspace,
+      name: "Windows",
+      document: windowDocument(),
+    });
+    const { context, page } = await signedIn(user);
+    contexts.push(context);
+    await openEditor(page, created.id);
+    const shown = async (): Promise<string[]> => {
+      const names = [];
+      for (const name of ["sizeMs", "slideMs", "gapMs", "size", "slide", "timestamp", "fn"]) {
+        if ((await page.getByTestId(`param-${name}`).count()) > 0) {
+          names.push(name);
+        }
+      }
+      return names;
+    };
+
+    await page.getByTestId("node-2").click();
+    const assigner = page.getByTestId("param-assigner");
+    expect(await assigner.inputValue()).toBe("tumbling_event_time");
+    expect(await shown()).toEqual(["sizeMs", "timestamp", "fn"]);
+
+    // Count windows: their size only, which the run check asks for.
+    await assigner.selectOption("count_tumbling");
+    await expect.poll(shown).toEqual(["size", "fn"]);
+    await expect
+      .poll(() => page.getByTestId("param-size-error").textContent())
+      .toContain("required when Windows is count_tumbling");
+
+    // The choice was one edit: undo brings back the assigner and its fields' values.
+    await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
+    await page.keyboard.press("Control+z");
+    await page.getByTestId("node-2").click();
+    await expect.poll(() => assigner.inputValue()).toBe("tumbling_event_time");
+    expect(await page.getByTestId("param-sizeMs").inputValue()).toBe("1000");
+
+    await assigner.selectOption("sliding_processing_time");
+    await expect.poll(shown).toEqual(["sizeMs", "slideMs", "fn"]);
+    await page.getByTestId("param-slideMs").fill("250");
+    await page.getByTestId("param-slideMs").press("Enter");
+    await expect.poll(() => page.getByTestId("param-slideMs-error").count()).toBe(0);
+    await page.getByText(/Saved · rev \d+/).waitFor();
+    await screenshot(page, "editor-window");
+
+    // The document keeps what the assigner reads, nothing left from the one before.
+    await expect
+      .poll(async () => {
+        const pipeline = await api<{ document: { nodes: { id: number; params?: object }[] } }>(
+          "GET",
+          `pipelines/${created.id}/`,
+          user.token,
+        );
+        return pipeline.document.nodes.find((node) => node.id === 2)?.params;
+      })
+      .toEqual({ assigner: "sliding_processing_time", sizeMs: 1000, slideMs: 250, fn: "a + b" });
   });
 
   it("applies the kind an imported node's checklist suggests", async () => {
