@@ -8,11 +8,11 @@ one pipeline: nodes keep their ids across edits) on three levels:
   vertex parallelism changes;
 * ExecutionGraph: subtask counts and key groups that move to another subtask;
 
-and gives a savepoint verdict per stateful operator. Flink restores operator
-state by OperatorID; an id that exists in the savepoint but not in the new job
-is state the job cannot restore (it needs `--allowNonRestoredState` and loses
-it). The verdict explains every id change from what the hash depends on: the
-uid, or the traversal position, the number of chainable out-edges (and why
+and gives a savepoint verdict per stateful operator (`compiler.stateful`). Flink
+restores operator state by OperatorID; an id that exists in the savepoint but not
+in the new job is state the job cannot restore (it needs `--allowNonRestoredState`
+and loses it). The verdict explains every id change from what the hash depends on:
+the uid, or the traversal position, the number of chainable out-edges (and why
 each edge's chaining changed) and the inputs' hashes.
 """
 
@@ -28,6 +28,7 @@ from compiler.execution import ExecutionJobVertex
 from compiler.hashing import to_hex
 from compiler.model import Hash128, NodeId, StreamGraph
 from compiler.pipeline import Compilation, compile_document
+from compiler.stateful import is_stateful
 
 FORMAT = "plandiff/v1"
 
@@ -45,38 +46,6 @@ _NODE_FIELDS = (
     "factory",
 )
 _EDGE_FIELDS = ("partitioner", "exchangeMode", "sideOutputTag", "key")
-
-STATEFUL_OPERATOR_PREFIXES = (
-    "source",
-    "reduce",
-    "sum",
-    "min",
-    "max",
-    "count",
-    "aggregate",
-    "window",
-    "keyed_process",
-    "keyed_co_process",
-    "broadcast_process",
-    "co_process",
-    "process",
-    "sink.writer",
-    "sink.committer",
-    "sink.file",
-    "timestamps.watermarks",
-)
-"""Operator kinds that keep state in a savepoint (source offsets, keyed and
-operator state, timers, writer/committer state). A node with a uid counts as
-stateful too: users set uids on the operators whose state they care about."""
-
-
-def is_stateful(node: dict[str, Any]) -> bool:
-    operator = str(node.get("operator", ""))
-    return (
-        operator.startswith(STATEFUL_OPERATOR_PREFIXES)
-        or bool(node.get("uid"))
-        or bool(node.get("uidHash"))
-    )
 
 
 def _field_changes(

@@ -38,12 +38,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compiler.diff import STATEFUL_OPERATOR_PREFIXES, operator_id_causes
+from compiler.diff import operator_id_causes
 from compiler.hashing import to_hex
 from compiler.keygroups import compute_default_max_parallelism
 from compiler.model import UPPER_BOUND_MAX_PARALLELISM, Hash128, NodeId, Partitioner, StreamGraph
 from compiler.pipeline import Compilation
 from compiler.savepoint import OperatorState, StateSize
+from compiler.stateful import kept_state
 
 Outcome = Literal[
     "restored", "empty", "lost", "shadowed", "max-parallelism", "parallelism-above-max"
@@ -140,7 +141,7 @@ class NewOperator:
     operator_id: str
     vertex_id: str
     stateful: bool
-    """Of a kind that keeps state (`compiler.diff.STATEFUL_OPERATOR_PREFIXES`) or with a uid."""
+    """Of a kind that keeps state (`compiler.stateful.STATEFUL_KINDS`) or with a uid."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -434,8 +435,8 @@ def check_restore(
 
 
 def _is_stateful_node(operator: str, *, uid: str | None, uid_hash: str | None) -> bool:
-    """`compiler.diff.is_stateful` of a StreamNode."""
-    return operator.startswith(STATEFUL_OPERATOR_PREFIXES) or bool(uid) or bool(uid_hash)
+    """`compiler.stateful.is_stateful` of a StreamNode."""
+    return kept_state(operator) is not None or bool(uid) or bool(uid_hash)
 
 
 class _Report:

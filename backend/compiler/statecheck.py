@@ -2,7 +2,7 @@
 
 `state_risks(reference, reviewed)` compares a version whose state is trusted (the
 pipeline's last approved version) with a version under review and lists every operator of
-the reference that keeps state (`compiler.diff.is_stateful`) whose state the reviewed
+the reference that keeps state (`compiler.stateful.is_stateful`) whose state the reviewed
 version would lose or scramble, with every reason:
 
 * `operator-removed`: the operator is gone, and no operator of the reviewed version has its
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from compiler.diagnostics import Severity
-from compiler.diff import is_stateful, operator_id_causes
+from compiler.diff import operator_id_causes
 from compiler.edits import edge_keys
 from compiler.execution import ExecutionJobVertex
 from compiler.hashing import to_hex
@@ -45,6 +45,7 @@ from compiler.model import Hash128, NodeId
 from compiler.pipeline import Compilation, compile_document
 from compiler.restore import RestoreCheck, check_restore
 from compiler.savepoint import OperatorState
+from compiler.stateful import is_stateful
 
 RiskCode = Literal[
     "operator-removed", "state-lost", "key-changed", "max-parallelism-changed", "not-compiled"
