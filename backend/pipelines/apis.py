@@ -212,7 +212,8 @@ class PlanApi(APIView):
         responses={200: PlanSerializer, **error_responses(400, 404)},
         summary="The compiled plan of the working copy or of a version",
         description="`diagnostics` holds the compiler's, then the problems that would stop a "
-        'run (`"stage": "run"`); only the compiler\'s decide `ok`.',
+        'run (`"stage": "run"`), then the warnings about stateful operators without a uid '
+        'or uidHash (`"stage": "state"`); only the compiler\'s decide `ok`.',
     )
     def get(self, request: Request, pipeline_id: int) -> Response:
         pipeline = _pipeline(request, pipeline_id)

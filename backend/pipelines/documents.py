@@ -8,8 +8,10 @@ anything is stored.
 
 Problems that would only stop a run (a missing parameter, an expression that does not
 compile, an operator kind the runtime lacks: `runtime.runnability`) are shown
-beside the compiler's diagnostics, marked `"stage": "run"`; they never make a document
-invalid, so it can still be compiled, stored and saved as a version.
+beside the compiler's diagnostics, marked `"stage": "run"`, and after them the warnings
+about state a savepoint would not restore (a stateful operator without a uid or uidHash:
+`compiler.stateful`), marked `"stage": "state"`. Neither ever makes a document invalid,
+so it can still be compiled, stored and saved as a version.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from compiler.diagnostics import Diagnostic, Location, structural_errors
 from compiler.document import FORMAT
 from compiler.flinkjson import streamgraph_from_execution_plan
 from compiler.pipeline import Compilation, compile_document
+from compiler.stateful import unpinned_state_warnings
 from config.errors import DocumentRejected, DocumentTooLarge, MalformedJson
 from config.json_input import read_json
 from runtime.runnability import runnability
@@ -32,6 +35,8 @@ FLINK_PLAN = "flink-plan"
 STREAMGRAPH = "streamgraph"
 RUN_STAGE = "run"
 """The `stage` of a diagnostic that would stop a run; the compiler's have no `stage`."""
+STATE_STAGE = "state"
+"""The `stage` of a warning about state a savepoint would not restore."""
 
 
 def document_empty(*, name: str) -> dict[str, Any]:
@@ -104,13 +109,27 @@ def document_run_diagnostics(*, document: object) -> list[dict[str, Any]]:
     return [{**d.to_json(), "stage": RUN_STAGE} for d in runnability(document)]
 
 
-def with_run_diagnostics(
+def document_state_diagnostics(*, document: object) -> list[dict[str, Any]]:
+    """The warnings about stateful operators without a uid or uidHash, as JSON diagnostics
+    with `"stage": "state"`."""
+    return [{**d.to_json(), "stage": STATE_STAGE} for d in unpinned_state_warnings(document)]
+
+
+def document_extra_diagnostics(*, document: object) -> list[dict[str, Any]]:
+    """What comes after the compiler's diagnostics: the run problems (in the document's
+    order: nodes, then edges), then the state warnings (in node order)."""
+    return document_run_diagnostics(document=document) + document_state_diagnostics(
+        document=document
+    )
+
+
+def with_document_diagnostics(
     diagnostics: list[dict[str, Any]], *, document: object
 ) -> list[dict[str, Any]]:
-    """`diagnostics` without any earlier run diagnostics, then the document's (in its order:
-    nodes, then edges)."""
-    compiled = [d for d in diagnostics if d.get("stage") != RUN_STAGE]
-    return compiled + document_run_diagnostics(document=document)
+    """The compiler's `diagnostics` (any earlier run problems and state warnings among
+    them left out), then the document's run problems and state warnings."""
+    compiled = [d for d in diagnostics if d.get("stage") not in (RUN_STAGE, STATE_STAGE)]
+    return compiled + document_extra_diagnostics(document=document)
 
 
 def _rejected(code: str, message: str, field: str | None = None) -> DocumentRejected:

@@ -9,10 +9,10 @@ applied edit is stored with its revision and broadcast, after commit, with the p
 delta it caused.
 
 The live plan is the compiler's (`compiler.liveplan`) with the problems that would stop
-a run appended to its diagnostics (`pipelines.documents.with_run_diagnostics`). Those
-depend on more than the compiler reads (a node's `params` and `operator`), so an edit
-that leaves the compiled plan alone still refreshes them, unless it only moves or
-decorates (`ui`, `meta`).
+a run and the warnings about unpinned state appended to its diagnostics
+(`pipelines.documents.with_document_diagnostics`). Those depend on more than the compiler
+reads (a node's `params` and `operator`), so an edit that leaves the compiled plan alone
+still refreshes them, unless it only moves or decorates (`ui`, `meta`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,11 @@ from compiler.liveplan import live_plan, plan_delta
 from compiler.pipeline import compile_document
 from config.errors import DocumentTooLarge
 from config.messages import ErrorBody, UserRef
-from pipelines.documents import document_bytes, document_check_size, with_run_diagnostics
+from pipelines.documents import (
+    document_bytes,
+    document_check_size,
+    with_document_diagnostics,
+)
 from pipelines.events import EditApplied, publish_after_commit
 from pipelines.models import Pipeline, PipelineEdit
 
@@ -51,8 +55,9 @@ add at most, and only a bound beyond the limit costs encoding the whole document
 
 
 def document_live_plan(*, document: dict[str, Any]) -> dict[str, Any]:
-    """The `liveplan/v1` of a document: the compiler's, with the run problems appended."""
-    return _with_runnability(live_plan(compile_document(document)), document)
+    """The `liveplan/v1` of a document: the compiler's, with the run problems and state
+    warnings appended."""
+    return _with_document_diagnostics(live_plan(compile_document(document)), document)
 
 
 def pipeline_live_plan(
@@ -69,11 +74,12 @@ def pipeline_live_plan(
     return plan
 
 
-def _with_runnability(plan: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
-    return {**plan, "diagnostics": with_run_diagnostics(plan["diagnostics"], document=document)}
+def _with_document_diagnostics(plan: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+    diagnostics = with_document_diagnostics(plan["diagnostics"], document=document)
+    return {**plan, "diagnostics": diagnostics}
 
 
-def _affects_runnability(edit: Edit) -> bool:
+def _affects_document_diagnostics(edit: Edit) -> bool:
     """False for edits of what no check reads: positions, `ui` and `meta`."""
     if edit.kind in ("move_node", "move_nodes"):
         return False
@@ -239,9 +245,9 @@ def pipeline_apply_edit(
                     "the edit would make the document unreadable: " + blocking[0].message,
                     [d.to_json() for d in blocking],
                 )
-            new_plan = _with_runnability(live_plan(compilation), new_document)
-        elif _affects_runnability(parsed):
-            new_plan = _with_runnability(old_plan, new_document)
+            new_plan = _with_document_diagnostics(live_plan(compilation), new_document)
+        elif _affects_document_diagnostics(parsed):
+            new_plan = _with_document_diagnostics(old_plan, new_document)
         else:
             new_plan = old_plan
         revision = current + 1

@@ -87,7 +87,9 @@ class Snapshot(WireMessage):
     document: Annotated[dict[str, Any], ts_type("StreamGraphDocument")]
     plan: Annotated[dict[str, Any], ts_type("LivePlan")]
     """`liveplan/v1` of `document`; after the compiler's diagnostics come those that would
-    stop a run, marked `"stage": "run"` (`pipelines.editing.document_live_plan`)."""
+    stop a run, marked `"stage": "run"`, then the warnings about stateful operators
+    without a uid or uidHash, marked `"stage": "state"`
+    (`pipelines.editing.document_live_plan`)."""
     presence: list[PresenceEntry]
     you: PresenceEntry
 

@@ -29,7 +29,7 @@ from pipelines.documents import (
     FLINK_PLAN,
     STREAMGRAPH,
     document_check_size,
-    document_run_diagnostics,
+    document_extra_diagnostics,
 )
 from pipelines.models import Pipeline, PipelineVersion
 from runtime.catalog import catalog_document
@@ -141,7 +141,8 @@ def pipeline_plan(*, document: object, reject_unreadable: bool = False) -> dict[
     """The compiled plan of a document, as JSON.
 
     `ok`, `diagnostics` (the compiler's errors and warnings, then the problems that
-    would stop a run, marked `"stage": "run"`; only the compiler's decide `ok`),
+    would stop a run, marked `"stage": "run"`, then the warnings about stateful operators
+    without a uid or uidHash, marked `"stage": "state"`; only the compiler's decide `ok`),
     `jobGraph` (`jobgraph/v1`), `execution` (a summary of the ExecutionGraph: per
     vertex its parallelism and each subtask's key-group range, per edge its pattern
     and partition groups) and `explain` (`explain/v1`). Without a plan (the document has
@@ -157,7 +158,7 @@ def pipeline_plan(*, document: object, reject_unreadable: bool = False) -> dict[
     plan: dict[str, Any] = {
         "ok": compilation.ok,
         "diagnostics": [d.to_json() for d in compilation.diagnostics]
-        + document_run_diagnostics(document=document),
+        + document_extra_diagnostics(document=document),
         "jobGraph": None,
         "execution": None,
         "explain": None,

@@ -170,11 +170,12 @@ class ExecutionSummarySerializer(serializers.Serializer):
 
 class PlanDiagnosticSerializer(DiagnosticSerializer):
     stage = serializers.ChoiceField(
-        choices=["run"],
+        choices=["run", "state"],
         required=False,
         help_text="`run`: would stop a run (operator kind, parameters, keys, inputs; codes "
-        "`run.*` and `param.*`), without making the document invalid. Absent for the "
-        "compiler's diagnostics.",
+        "`run.*` and `param.*`); `state`: a warning about state a savepoint would not "
+        "restore (code `state.no-uid`: a stateful operator without a uid or uidHash). "
+        "Neither makes the document invalid. Absent for the compiler's diagnostics.",
     )
 
 

@@ -76,7 +76,7 @@ def test_a_runnable_document_has_no_run_problems(team: Team) -> None:
     plan = team.client("viewer").get(f"/api/pipelines/{team.pipeline.pk}/plan/").json()
 
     assert plan["ok"] is True
-    assert plan["diagnostics"] == []
+    assert [d for d in plan["diagnostics"] if d.get("stage") != "state"] == []
 
 
 def test_the_plan_of_a_version_carries_them_too(team: Team) -> None:

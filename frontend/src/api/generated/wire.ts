@@ -136,7 +136,9 @@ export interface Snapshot {
   readonly document: StreamGraphDocument;
   /**
    * `liveplan/v1` of `document`; after the compiler's diagnostics come those that would
-   * stop a run, marked `"stage": "run"` (`pipelines.editing.document_live_plan`).
+   * stop a run, marked `"stage": "run"`, then the warnings about stateful operators
+   * without a uid or uidHash, marked `"stage": "state"`
+   * (`pipelines.editing.document_live_plan`).
    */
   readonly plan: LivePlan;
   readonly presence: readonly PresenceEntry[];
