@@ -8,7 +8,7 @@
  */
 
 import { getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json";
-import type { Diagnostic, Partitioner, RuntimeMode } from "./streamgraph";
+import type { Partitioner, RuntimeMode, ServerDiagnostic } from "./streamgraph";
 
 export const PLAN_FORMAT = "liveplan/v1";
 export const KEYED_SECTIONS = ["nodes", "vertices", "edges"] as const;
@@ -89,7 +89,8 @@ export interface LivePlan {
   /** False when the document has errors; `summary` is then null and sections may be empty. */
   readonly ok: boolean;
   readonly summary: PlanSummary | null;
-  readonly diagnostics: readonly Diagnostic[];
+  /** The compiler's, then the run problems (`"stage": "run"`), then the state warnings. */
+  readonly diagnostics: readonly ServerDiagnostic[];
   readonly nodes: Readonly<Record<string, PlanNode>>;
   readonly vertices: Readonly<Record<string, PlanVertex>>;
   readonly edges: Readonly<Record<string, PlanEdge>>;
@@ -107,7 +108,7 @@ export interface PlanDelta {
   readonly format?: string;
   readonly ok?: boolean;
   readonly summary?: PlanSummary | null;
-  readonly diagnostics?: readonly Diagnostic[];
+  readonly diagnostics?: readonly ServerDiagnostic[];
   readonly nodes?: SectionDelta<PlanNode>;
   readonly vertices?: SectionDelta<PlanVertex>;
   readonly edges?: SectionDelta<PlanEdge>;

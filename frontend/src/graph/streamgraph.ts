@@ -135,7 +135,10 @@ export interface Diagnostic {
   readonly edges?: readonly number[];
 }
 
-/** A diagnostic as the server sends it: a compiler's, or a run problem (`"stage": "run"`). */
+/**
+ * A diagnostic as the server sends it: a compiler's, a run problem (`"stage": "run"`) or a
+ * warning about state a savepoint would not restore (`"stage": "state"`).
+ */
 export type ServerDiagnostic = Diagnostic & { readonly stage?: string };
 
 export type ParseResult =
