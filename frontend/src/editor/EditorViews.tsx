@@ -84,7 +84,7 @@ export function EditorViews({
           />
         )}
       </div>
-      <ProblemsPanel />
+      <ProblemsPanel notify={notify} />
     </main>
   );
 }

@@ -1,14 +1,22 @@
+import { useState } from "react";
+
 import type { JsonValue } from "../graph/json";
 import { RUNTIME_MODES, type RuntimeMode, type StreamGraphDocument } from "../graph/streamgraph";
 import { useCommit, useParallelismCommit } from "./commit";
 import { useDocumentStore, useEditor } from "./context";
 import { CheckField, CommitField, SelectField } from "./fields";
+import type { Notify } from "./notices";
+import { stateSummary, unpinnedOperators } from "./pinning";
+import { StateIdsDialog, type StateIdsAction } from "./StateIdsDialog";
 import { parseDefaultParallelism, parseParallelism } from "./values";
 
-/** With nothing selected: the pipeline's job name, defaults and chaining switches. */
+/**
+ * With nothing selected: the pipeline's job name, defaults and chaining switches, and what
+ * keeps its operators' state restorable (pinning their IDs, or readable uids).
+ */
 export function PipelineSettings(props: {
   readonly document: StreamGraphDocument;
-  readonly onNotice: (message: string) => void;
+  readonly onNotice: Notify;
 }) {
   const { document } = props;
   const { session, canEdit } = useEditor();
@@ -19,6 +27,8 @@ export function PipelineSettings(props: {
   const store = session.document.getState;
   const setConfig = (field: string) => (value: JsonValue) => store().setConfigField(field, value);
   const summary = plan?.summary ?? null;
+  const unpinned = plan === null ? 0 : unpinnedOperators(document, plan).length;
+  const [stateAction, setStateAction] = useState<StateIdsAction | null>(null);
   return (
     <div className="inspector" data-testid="pipeline-settings">
       <h2>Pipeline</h2>
@@ -103,6 +113,43 @@ export function PipelineSettings(props: {
           }}
         />
       </>
+      <h3>State in savepoints</h3>
+      <p className="muted" data-testid="state-summary">
+        {stateSummary(unpinned)}
+      </p>
+      <div className="state-ids__buttons">
+        <button
+          type="button"
+          className="button"
+          data-testid="pin-current-ids"
+          disabled={!canEdit || unpinned === 0}
+          onClick={() => {
+            setStateAction({ kind: "pin" });
+          }}
+        >
+          Pin current IDs…
+        </button>
+        <button
+          type="button"
+          className="button"
+          data-testid="readable-uids"
+          disabled={!canEdit || unpinned === 0}
+          onClick={() => {
+            setStateAction({ kind: "uids" });
+          }}
+        >
+          Give stateful operators readable uids…
+        </button>
+      </div>
+      {stateAction !== null && (
+        <StateIdsDialog
+          action={stateAction}
+          notify={props.onNotice}
+          onClose={() => {
+            setStateAction(null);
+          }}
+        />
+      )}
       <p className="muted">Select an operator or an edge to edit it.</p>
     </div>
   );

@@ -1,17 +1,26 @@
+import { useState } from "react";
+
 import { diagnosticElements } from "../graph/canvas";
 import { edgeKeys } from "../graph/edits";
 import type { Diagnostic } from "../graph/streamgraph";
 import { useDocumentStore, useEditor } from "./context";
 import { ImportChecklistPanel } from "./ImportChecklistPanel";
+import type { Notify } from "./notices";
+import { isStateWarning } from "./pinning";
 import { noProblemsText } from "./problems";
+import { StateIdsDialog } from "./StateIdsDialog";
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
-/** Every diagnostic of the current plan; a click selects and shows its element. */
-export function ProblemsPanel() {
-  const { selection } = useEditor();
+/**
+ * Every diagnostic of the current plan; a click selects and shows its element. A warning
+ * about an operator's unpinned state offers to pin its current ID.
+ */
+export function ProblemsPanel({ notify }: { readonly notify: Notify }) {
+  const { selection, canEdit } = useEditor();
+  const [pinning, setPinning] = useState<number | null>(null);
   const plan = useDocumentStore((state) => state.plan);
   // Names are looked up only for problems to list: without any, edits do not render this.
   const document = useDocumentStore((state) =>
@@ -76,9 +85,32 @@ export function ProblemsPanel() {
                 <span className="problem__message">{d.message}</span>
                 {d.field !== null && <code className="problem__field">{d.field}</code>}
               </button>
+              {isStateWarning(d) && d.node !== null && (
+                <button
+                  type="button"
+                  className="button button--small problem__fix"
+                  data-testid={`pin-node-${d.node}`}
+                  disabled={!canEdit}
+                  title="Set its uidHash to the OperatorID it has now"
+                  onClick={() => {
+                    setPinning(d.node);
+                  }}
+                >
+                  Pin its ID
+                </button>
+              )}
             </li>
           ))}
         </ul>
+      )}
+      {pinning !== null && (
+        <StateIdsDialog
+          action={{ kind: "pin", nodes: [pinning] }}
+          notify={notify}
+          onClose={() => {
+            setPinning(null);
+          }}
+        />
       )}
     </section>
   );
