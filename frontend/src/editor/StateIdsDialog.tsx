@@ -5,16 +5,7 @@ import { selectPlanIsCurrent } from "../store/document";
 import { errorText } from "../ui/useResource";
 import { useDocumentStore, useEditor } from "./context";
 import type { Notify } from "./notices";
-import {
-  pinEdits,
-  pinProposal,
-  pinText,
-  uidEdits,
-  uidProposal,
-  uidText,
-  type PinItem,
-  type UidItem,
-} from "./pinning";
+import { pinEdits, pinProposal, pinText, uidEdits, uidProposal, uidText } from "./pinning";
 
 /** Pin the current IDs of the stateful operators (or only `nodes`), or give them uids. */
 export type StateIdsAction =
@@ -83,8 +74,8 @@ export function StateIdsDialog(props: {
     const nodes = new Set(chosen.map((row) => row.node));
     const edits =
       pin !== null
-        ? pinEdits(pin.items.filter((item: PinItem) => nodes.has(item.node)))
-        : uidEdits(uids.filter((item: UidItem) => nodes.has(item.node)));
+        ? pinEdits(pin.items.filter((item) => nodes.has(item.node)))
+        : uidEdits(uids.filter((item) => nodes.has(item.node)));
     const result = session.document.getState().applyEdits(edits);
     if (!result.ok) {
       notify(result.error.message);
