@@ -65,6 +65,7 @@ ProblemCode = Literal[
     "state-lost",
 ]
 ProblemSeverity = Literal["error", "warning", "info"]
+PROBLEM_SEVERITIES: tuple[ProblemSeverity, ...] = ("error", "warning", "info")
 Scope = Literal["vertex", "job"]
 RefusedParameter = Literal["vertex", "parallelism", "document"]
 

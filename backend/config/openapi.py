@@ -11,6 +11,7 @@ from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import Direction, OpenApiResponse
 from rest_framework import serializers
 
+from compiler.diagnostics import Severity
 from config.messages import WireMessage
 
 _DESCRIPTIONS = {
@@ -24,9 +25,12 @@ _DESCRIPTIONS = {
 }
 
 
+DIAGNOSTIC_SEVERITIES = tuple(severity.value for severity in Severity)
+
+
 class DiagnosticSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Stable dotted code, e.g. `edge.unknown-node`.")
-    severity = serializers.ChoiceField(choices=["error", "warning"])
+    severity = serializers.ChoiceField(choices=list(DIAGNOSTIC_SEVERITIES))
     message = serializers.CharField()
     node = serializers.IntegerField(allow_null=True)
     edge = serializers.IntegerField(allow_null=True, help_text="Index in the edge list.")

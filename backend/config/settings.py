@@ -284,7 +284,11 @@ SPECTACULAR_SETTINGS = {
     # `<id:...>` (config/converters.py): what a 64-bit database integer holds.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
     # Choice sets that bodies and requests share under one field name, named once.
-    "ENUM_NAME_OVERRIDES": {"AnchorKind": "compiler.anchors.ANCHOR_KINDS"},
+    "ENUM_NAME_OVERRIDES": {
+        "AnchorKind": "compiler.anchors.ANCHOR_KINDS",
+        "DiagnosticSeverity": "config.openapi.DIAGNOSTIC_SEVERITIES",
+        "RescaleProblemSeverity": "compiler.rescale.PROBLEM_SEVERITIES",
+    },
 }
 
 # Tests' server processes share the test database, and its users' fast test hashes.

@@ -38,6 +38,8 @@ _ROOTS: Mapping[str, Any] = {
     # `GET /api/pipelines/<id>/runs/` and `GET /api/runs/<id>/`.
     "RunSummary": run_events.RunSummary,
     "RunDetail": run_events.RunDetail,
+    # `GET /api/pipelines/<id>/rescale/`.
+    "RescaleSimulation": pipeline_events.RescaleSimulation,
     # Team review over REST: comments, reviews, policies, the inbox, the activity feed.
     "CommentThreadPage": review_events.CommentThreadPage,
     "CommentThread": review_events.CommentThread,

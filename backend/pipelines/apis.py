@@ -26,7 +26,7 @@ from accounts.models import Role
 from accounts.permissions import require_role
 from config.errors import NotFound, error_payload
 from config.openapi import error_responses
-from pipelines import selectors, services
+from pipelines import events, selectors, services
 from pipelines.documents import STREAMGRAPH
 from pipelines.models import Pipeline
 from pipelines.serializers import (
@@ -42,6 +42,7 @@ from pipelines.serializers import (
     PipelineSerializer,
     PipelineUpdateSerializer,
     PlanSerializer,
+    RescaleQuerySerializer,
     VersionCreateSerializer,
     VersionDetailSerializer,
     VersionQuerySerializer,
@@ -222,6 +223,33 @@ class PlanApi(APIView):
             pipeline=pipeline, ref=query.get("version", selectors.WORKING)
         )
         return Response(selectors.pipeline_plan(document=document))
+
+
+class RescaleApi(APIView):
+    @extend_schema(
+        operation_id="pipelines_rescale",
+        tags=["plans"],
+        parameters=[RescaleQuerySerializer],
+        responses={200: events.RescaleSimulation, **error_responses(400, 404, 409)},
+        summary="Restart a vertex or the whole job from a savepoint at another parallelism",
+        description="Per subtask its key groups before and after (as Flink's "
+        "`KeyGroupRangeAssignment` assigns them), which old subtasks each new one reads "
+        "from and what it keeps, slots, and whether the state's max parallelism allows "
+        "it. Without `vertex`, `parallelism` is the job's new default parallelism, which "
+        "operators that set their own do not follow. A version that does not compile is a "
+        "409 `not-compiled`.",
+    )
+    def get(self, request: Request, pipeline_id: int) -> Response:
+        pipeline = _pipeline(request, pipeline_id)
+        query = _query(RescaleQuerySerializer, request)
+        simulation = selectors.pipeline_rescale(
+            user=request.user,
+            pipeline=pipeline,
+            ref=query.get("version", selectors.WORKING),
+            vertex=query.get("vertex"),
+            parallelism=query["parallelism"],
+        )
+        return Response(simulation.model_dump(mode="json"))
 
 
 class OperatorCatalogApi(APIView):

@@ -8,6 +8,9 @@ are generated from their JSON Schema by `make wire`. Only `publish_to_pipeline` 
 every consumer forwards the same text, so a broadcast costs one encoding, not one per
 client. Apps built on pipelines (reviews) send their own messages to the same clients
 through it too: those are declared on `PipelineGroupMessage`, in their app's `events.py`.
+
+The REST bodies of this app that are wire models live here too (the rescale simulator's,
+at the end), documented in the OpenAPI schema by the same models.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from pydantic import Field, TypeAdapter
 
+from compiler.rescale import ProblemCode, ProblemSeverity, Scope
 from config.messages import ErrorBody, UserRef, WireMessage, ts_type
 from config.namespacing import redis_namespace
 
@@ -232,3 +236,136 @@ def publish_after_commit(pipeline_id: int, message: Broadcast) -> None:
     consumer notices its client is behind the stored revision and sends it a snapshot.
     """
     transaction.on_commit(lambda: publish_to_pipeline(pipeline_id, message), robust=True)
+
+
+# REST: the rescale simulator (`GET /api/pipelines/<id>/rescale/`) --------------------------
+
+HexId = Annotated[str, Field(pattern="^[0-9a-f]{32}$")]
+"""A JobVertexID as Flink prints it."""
+KeyGroupRange = tuple[int, int]
+"""Key groups `[first, last]`, both included."""
+
+
+class BeforeAfter(WireMessage):
+    before: int
+    after: int
+
+
+class BeforeMaybeAfter(WireMessage):
+    before: int
+    after: int | None
+    """Null when the rescaled job does not compile."""
+
+
+class KeyGroupRead(WireMessage):
+    """Key groups a new subtask restores from the state of an old one."""
+
+    subtask: int
+    """The old subtask's index."""
+    keyGroups: KeyGroupRange
+
+
+class RescaledSubtask(WireMessage):
+    index: int
+    keyGroups: KeyGroupRange
+    reads: list[KeyGroupRead]
+    """In key-group order."""
+    kept: int
+    """Key groups the old subtask of the same index held: state that stays local."""
+    keptFraction: float
+    """`kept` over the subtask's key groups (each key group counted as the same size)."""
+
+
+class RescaleMaxParallelism(WireMessage):
+    keyGroups: int
+    """The max parallelism the state was written with."""
+    explicit: bool
+    """Set on an operator or the job; false: derived by Flink from the parallelism."""
+    derivedAfter: int | None
+    """What Flink would derive at the new parallelism; null when it is set."""
+    after: int | None
+    """What the rescaled job runs with, restored; null when it cannot restore."""
+
+
+class RescaleVertexRef(WireMessage):
+    id: HexId
+    name: str
+
+
+class RescaledVertex(WireMessage):
+    """One JobVertex of the version, before and after the rescale."""
+
+    id: HexId
+    name: str
+    head: int
+    nodes: list[int]
+    keyed: bool
+    """Behind a keyBy: it holds keyed state."""
+    followsDefault: bool
+    """Its parallelism is the job's default (what a whole-job rescale changes)."""
+    changed: bool
+    parallelism: BeforeAfter
+    maxParallelism: RescaleMaxParallelism
+    restores: bool
+    """Its state can be restored at the new parallelism."""
+    movedKeyGroups: int | None
+    """Key groups that change subtask; null when it cannot restore."""
+    before: list[KeyGroupRange]
+    """Per old subtask."""
+    after: list[RescaledSubtask]
+    """Per new subtask; empty when it cannot restore."""
+    afterVertices: list[RescaleVertexRef]
+    """The vertices its operators run in after the rescale."""
+
+
+class RescaleProblem(WireMessage):
+    code: ProblemCode
+    severity: ProblemSeverity
+    message: str
+    vertex: HexId | None
+    node: int | None
+
+
+class RescalePin(WireMessage):
+    """What sets the max parallelism every derived vertex shown has now, as one step."""
+
+    edits: Annotated[list[dict[str, Any]], ts_type("Edit[]")]
+    message: str
+
+
+class RescaleChoice(WireMessage):
+    """A JobVertex of the version that may be rescaled."""
+
+    id: HexId
+    name: str
+    parallelism: int
+    maxParallelism: int
+    maxParallelismExplicit: bool
+
+
+class RescaleSimulation(WireMessage):
+    """`GET /api/pipelines/<id>/rescale/`: a vertex or the whole job restarted from a
+    savepoint at another parallelism (`compiler.rescale`)."""
+
+    pipeline: int
+    version: int | None
+    """Null: the working copy."""
+    revision: int | None
+    """The working copy's revision simulated; null for a version."""
+    scope: Scope
+    vertex: HexId | None
+    parallelism: int
+    defaultParallelism: BeforeAfter
+    ok: bool
+    """The rescaled job compiles."""
+    restores: bool
+    """Every vertex's state restores at its new parallelism, under the same ids."""
+    slots: BeforeMaybeAfter
+    subtasks: BeforeMaybeAfter
+    vertices: list[RescaledVertex]
+    """The vertex chosen, or every vertex of the job in topological order."""
+    problems: list[RescaleProblem]
+    pin: RescalePin | None
+    """Null when every vertex shown sets its max parallelism."""
+    choices: list[RescaleChoice]
+    """Every vertex of the version, in topological order."""

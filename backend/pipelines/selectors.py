@@ -17,14 +17,17 @@ from django.utils.text import slugify
 
 from accounts.models import Role
 from accounts.permissions import require_role
-from compiler.diagnostics import structural_errors
+from compiler.diagnostics import Severity, structural_errors
 from compiler.diff import diff_documents
 from compiler.document import dump_document
 from compiler.execution import ExecutionGraph
 from compiler.hashing import to_hex
+from compiler.model import Hash128
 from compiler.pipeline import Compilation, compile_document
 from compiler.render import render_json, render_text
-from config.errors import DocumentRejected, NotFound
+from compiler.rescale import Rescale, RescaleRefused, simulate_rescale
+from config.errors import Conflict, DocumentRejected, InvalidRequest, NotFound
+from pipelines import events
 from pipelines.documents import (
     FLINK_PLAN,
     STREAMGRAPH,
@@ -209,6 +212,63 @@ def pipeline_export(
             raise DocumentRejected(compilation.diagnostics)
         return render_text(compilation, "flink-plan"), f"{stem}.plan.json"
     raise ValueError(f"unknown export format {export_format!r}")
+
+
+def pipeline_rescale(
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    pipeline: Pipeline,
+    ref: VersionRef = WORKING,
+    vertex: str | None = None,
+    parallelism: int,
+) -> events.RescaleSimulation:
+    """The working copy or version `ref` restarted from a savepoint with `parallelism` for
+    the JobVertex `vertex` (its id in hex), or as the whole job's default parallelism
+    (`compiler.rescale`). Any member may look; a version that does not compile is a
+    `Conflict` (`not-compiled`), an unknown vertex an `InvalidRequest` naming `vertex`."""
+    require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.VIEWER)
+    document = pipeline_document(pipeline=pipeline, ref=ref)
+    compilation = compile_document(document)
+    which = "The working copy" if ref == WORKING else f"Version {ref}"
+    if not compilation.ok or compilation.execution is None:
+        errors = [d for d in compilation.diagnostics if d.severity is Severity.ERROR]
+        first = f" ({errors[0].location.describe()}: {errors[0].message})" if errors else ""
+        raise Conflict(
+            f"{which} does not compile{first}: it has no JobGraph to rescale.",
+            code="not-compiled",
+            diagnostics=errors,
+        )
+    rescale = Rescale(parallelism, None if vertex is None else Hash128(int(vertex, 16)))
+    try:
+        simulation = simulate_rescale(document, rescale, before=compilation)
+    except RescaleRefused as refused:
+        message = (
+            f"{which} has no JobVertex {vertex}."
+            if refused.parameter == "vertex"
+            else (refused.message)
+        )
+        raise InvalidRequest(
+            f"{refused.parameter}: {message}", fields={refused.parameter: [message]}
+        ) from refused
+    choices = [
+        events.RescaleChoice(
+            id=to_hex(v.id),
+            name=v.job_vertex.name,
+            parallelism=v.parallelism,
+            maxParallelism=v.max_parallelism,
+            maxParallelismExplicit=not v.max_parallelism_derived,
+        )
+        for v in compilation.execution.vertices
+    ]
+    return events.RescaleSimulation.model_validate(
+        {
+            **simulation.to_json(),
+            "pipeline": pipeline.pk,
+            "version": None if ref == WORKING else int(ref),
+            "revision": pipeline.revision if ref == WORKING else None,
+            "choices": [choice.model_dump() for choice in choices],
+        }
+    )
 
 
 @functools.cache

@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.serializers import UserRefSerializer
+from compiler.model import UPPER_BOUND_MAX_PARALLELISM
 from config.converters import MAX_ID
 from config.fields import QuerySerializer, RequestSerializer, TextField
 from config.openapi import DiagnosticSerializer
@@ -103,6 +104,23 @@ class VersionQuerySerializer(QuerySerializer):
         required=False,
         help_text="A version number; the working copy if omitted.",
     )
+
+
+class RescaleQuerySerializer(VersionQuerySerializer):
+    vertex = serializers.RegexField(
+        r"^[0-9a-fA-F]{32}$",
+        required=False,
+        error_messages={"invalid": "Expected a JobVertexID: 32 hexadecimal digits."},
+        help_text="The JobVertexID to rescale; the whole job (its default parallelism) if omitted.",
+    )
+    parallelism = serializers.IntegerField(
+        min_value=1,
+        max_value=UPPER_BOUND_MAX_PARALLELISM,
+        help_text="The new parallelism: of the vertex, or the job's default.",
+    )
+
+    def validate_vertex(self, value: str) -> str:
+        return value.lower()
 
 
 class ExportQuerySerializer(VersionQuerySerializer):

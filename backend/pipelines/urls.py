@@ -19,6 +19,7 @@ urlpatterns = [
     ),
     path("pipelines/<id:pipeline_id>/plan/", apis.PlanApi.as_view(), name="pipeline-plan"),
     path("pipelines/<id:pipeline_id>/diff/", apis.DiffApi.as_view(), name="pipeline-diff"),
+    path("pipelines/<id:pipeline_id>/rescale/", apis.RescaleApi.as_view(), name="pipeline-rescale"),
     path("pipelines/<id:pipeline_id>/export/", apis.ExportApi.as_view(), name="pipeline-export"),
     path("compile/", apis.CompileApi.as_view(), name="compile"),
     path("operators/", apis.OperatorCatalogApi.as_view(), name="operator-catalog"),

@@ -81,6 +81,8 @@ BUSINESS_RULES = [
     "inbox_reviews",
     "inbox_mentions",
     "inbox_mentions_read",
+    # A working copy that does not compile, a vertex the version does not have.
+    "pipelines_rescale",
 ]
 
 
@@ -196,4 +198,4 @@ def test_the_api_keeps_to_its_schema_under_fuzzing(server: str, tmp_path: Path) 
     )
 
     assert fuzzed.returncode == 0, fuzzed.stdout[-12_000:] + fuzzed.stderr[-3_000:]
-    assert "Tested: 54" in fuzzed.stdout  # every operation but the destructive ones
+    assert "Tested: 55" in fuzzed.stdout  # every operation but the destructive ones

@@ -19,6 +19,9 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from accounts.models import Role
+from compiler.hashing import to_hex
+from compiler.model import NodeId
+from compiler.pipeline import compile_document
 from reviews.models import Comment, CommentThread
 from reviews.services import Target, review_request_create, thread_create
 from tests.backend.factories import (
@@ -96,6 +99,13 @@ def _leave(team: Team) -> str:
     test_workspaces.py)."""
     add_member(workspace=team.workspace, role=Role.OWNER)
     return _ws(team) + "leave/"
+
+
+def _reduce_vertex() -> str:
+    """The JobVertexID of Reduce in `make_document()`."""
+    job_graph = compile_document(make_document()).job_graph
+    assert job_graph is not None
+    return to_hex(job_graph.vertex_of_node[NodeId(3)])
 
 
 def _verdicts(team: Team) -> str:
@@ -198,6 +208,14 @@ ENDPOINTS = [
     Endpoint("plan", "get", lambda t: _p(t) + "plan/", "viewer", 200),
     Endpoint("plan of a version", "get", lambda t: _p(t) + "plan/?version=1", "viewer", 200),
     Endpoint("diff", "get", lambda t: _p(t) + "diff/?from=1&to=working", "viewer", 200),
+    Endpoint("rescale the job", "get", lambda t: _p(t) + "rescale/?parallelism=3", "viewer", 200),
+    Endpoint(
+        "rescale a version's vertex",
+        "get",
+        lambda t: _p(t) + f"rescale/?version=1&vertex={_reduce_vertex()}&parallelism=3",
+        "viewer",
+        200,
+    ),
     Endpoint("export", "get", lambda t: _p(t) + "export/?format=streamgraph", "viewer", 200),
     Endpoint(
         "export flink plan", "get", lambda t: _p(t) + "export/?format=flink-plan", "viewer", 200

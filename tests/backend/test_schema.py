@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from accounts.serializers import UserRefSerializer
 from activity.events import ActivityPage
 from config.messages import UserRef
+from pipelines.events import RescaleSimulation
 from reviews.events import CommentThread, CommentThreadPage, ReviewStates, VersionReview
 from runs.events import RunDetail
 from runs.models import RunStatus
@@ -34,6 +35,7 @@ PATHS = {
     "/api/pipelines/{pipeline_id}/versions/{number}/",
     "/api/pipelines/{pipeline_id}/plan/",
     "/api/pipelines/{pipeline_id}/diff/",
+    "/api/pipelines/{pipeline_id}/rescale/",
     "/api/pipelines/{pipeline_id}/export/",
     "/api/pipelines/{pipeline_id}/runs/",
     "/api/runs/{run_id}/",
@@ -104,6 +106,16 @@ def test_review_bodies_come_from_the_wire_models() -> None:
     assert items["discriminator"]["propertyName"] == "kind"
     assert len(items["oneOf"]) == 6
     assert components["AnchorKind"]["enum"] == ["pipeline", "node", "edge", "vertex"]
+
+
+def test_the_rescale_body_comes_from_its_wire_model() -> None:
+    schema = APIClient().get("/api/schema/?format=json").json()
+
+    components = schema["components"]["schemas"]
+    assert set(components["RescaleSimulation"]["properties"]) == set(RescaleSimulation.model_fields)
+    operation = schema["paths"]["/api/pipelines/{pipeline_id}/rescale/"]["get"]
+    assert {p["name"] for p in operation["parameters"]} >= {"version", "vertex", "parallelism"}
+    assert {"200", "400", "401", "404", "409"} <= set(operation["responses"])
 
 
 def test_docs_page_answers() -> None:

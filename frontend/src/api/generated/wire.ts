@@ -18,6 +18,7 @@ export type WireShape =
   | RunServerMessage
   | RunSummary
   | RunDetail
+  | RescaleSimulation
   | CommentThreadPage
   | CommentThread
   | CommentEntry
@@ -696,6 +697,185 @@ export interface RunSummary {
    */
   readonly worker: string | null;
   readonly error: string | null;
+}
+/**
+ * `GET /api/pipelines/<id>/rescale/`: a vertex or the whole job restarted from a
+ * savepoint at another parallelism (`compiler.rescale`).
+ */
+export interface RescaleSimulation {
+  readonly pipeline: number;
+  /**
+   * Null: the working copy.
+   */
+  readonly version: number | null;
+  /**
+   * The working copy's revision simulated; null for a version.
+   */
+  readonly revision: number | null;
+  readonly scope: "vertex" | "job";
+  readonly vertex: string | null;
+  readonly parallelism: number;
+  readonly defaultParallelism: BeforeAfter;
+  /**
+   * The rescaled job compiles.
+   */
+  readonly ok: boolean;
+  /**
+   * Every vertex's state restores at its new parallelism, under the same ids.
+   */
+  readonly restores: boolean;
+  readonly slots: BeforeMaybeAfter;
+  readonly subtasks: BeforeMaybeAfter;
+  /**
+   * The vertex chosen, or every vertex of the job in topological order.
+   */
+  readonly vertices: readonly RescaledVertex[];
+  readonly problems: readonly RescaleProblem[];
+  /**
+   * Null when every vertex shown sets its max parallelism.
+   */
+  readonly pin: RescalePin | null;
+  /**
+   * Every vertex of the version, in topological order.
+   */
+  readonly choices: readonly RescaleChoice[];
+}
+export interface BeforeAfter {
+  readonly before: number;
+  readonly after: number;
+}
+export interface BeforeMaybeAfter {
+  readonly before: number;
+  /**
+   * Null when the rescaled job does not compile.
+   */
+  readonly after: number | null;
+}
+/**
+ * One JobVertex of the version, before and after the rescale.
+ */
+export interface RescaledVertex {
+  readonly id: string;
+  readonly name: string;
+  readonly head: number;
+  readonly nodes: readonly number[];
+  /**
+   * Behind a keyBy: it holds keyed state.
+   */
+  readonly keyed: boolean;
+  /**
+   * Its parallelism is the job's default (what a whole-job rescale changes).
+   */
+  readonly followsDefault: boolean;
+  readonly changed: boolean;
+  readonly parallelism: BeforeAfter;
+  readonly maxParallelism: RescaleMaxParallelism;
+  /**
+   * Its state can be restored at the new parallelism.
+   */
+  readonly restores: boolean;
+  /**
+   * Key groups that change subtask; null when it cannot restore.
+   */
+  readonly movedKeyGroups: number | null;
+  /**
+   * Per old subtask.
+   */
+  readonly before: readonly (readonly [number, number])[];
+  /**
+   * Per new subtask; empty when it cannot restore.
+   */
+  readonly after: readonly RescaledSubtask[];
+  /**
+   * The vertices its operators run in after the rescale.
+   */
+  readonly afterVertices: readonly RescaleVertexRef[];
+}
+export interface RescaleMaxParallelism {
+  /**
+   * The max parallelism the state was written with.
+   */
+  readonly keyGroups: number;
+  /**
+   * Set on an operator or the job; false: derived by Flink from the parallelism.
+   */
+  readonly explicit: boolean;
+  /**
+   * What Flink would derive at the new parallelism; null when it is set.
+   */
+  readonly derivedAfter: number | null;
+  /**
+   * What the rescaled job runs with, restored; null when it cannot restore.
+   */
+  readonly after: number | null;
+}
+export interface RescaledSubtask {
+  readonly index: number;
+  /**
+   * @minItems 2
+   * @maxItems 2
+   */
+  readonly keyGroups: readonly [number, number];
+  /**
+   * In key-group order.
+   */
+  readonly reads: readonly KeyGroupRead[];
+  /**
+   * Key groups the old subtask of the same index held: state that stays local.
+   */
+  readonly kept: number;
+  /**
+   * `kept` over the subtask's key groups (each key group counted as the same size).
+   */
+  readonly keptFraction: number;
+}
+/**
+ * Key groups a new subtask restores from the state of an old one.
+ */
+export interface KeyGroupRead {
+  /**
+   * The old subtask's index.
+   */
+  readonly subtask: number;
+  /**
+   * @minItems 2
+   * @maxItems 2
+   */
+  readonly keyGroups: readonly [number, number];
+}
+export interface RescaleVertexRef {
+  readonly id: string;
+  readonly name: string;
+}
+export interface RescaleProblem {
+  readonly code:
+    | "not-compiled"
+    | "above-max-parallelism"
+    | "derived-max-parallelism"
+    | "derived-max-parallelism-differs"
+    | "chaining-changed"
+    | "state-lost";
+  readonly severity: "error" | "warning" | "info";
+  readonly message: string;
+  readonly vertex: string | null;
+  readonly node: number | null;
+}
+/**
+ * What sets the max parallelism every derived vertex shown has now, as one step.
+ */
+export interface RescalePin {
+  readonly edits: readonly Edit[];
+  readonly message: string;
+}
+/**
+ * A JobVertex of the version that may be rescaled.
+ */
+export interface RescaleChoice {
+  readonly id: string;
+  readonly name: string;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly maxParallelismExplicit: boolean;
 }
 /**
  * Threads, newest first; `next` is the cursor of the page after this one (null: last).
