@@ -15,6 +15,7 @@ import type {
   RuntimeMode,
   StreamGraphDocument,
 } from "../graph/streamgraph";
+import type * as Wire from "./generated/wire";
 import { request, requestText } from "./http";
 
 export type Role = "viewer" | "editor" | "owner";
@@ -452,6 +453,35 @@ export function getDiff(
 ): Promise<PlanDiff> {
   return request("GET", `pipelines/${pipeline}/diff/`, {
     query: { from: String(from), to: String(to) },
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
+// The rescale simulator ---------------------------------------------------------------
+
+/** `GET /api/pipelines/<id>/rescale/` (`backend/pipelines/events.py`, `compiler.rescale`). */
+export type RescaleSimulation = Wire.RescaleSimulation;
+export type RescaledVertex = Wire.RescaledVertex;
+export type RescaledSubtask = Wire.RescaledSubtask;
+export type RescaleProblem = Wire.RescaleProblem;
+export type RescaleChoice = Wire.RescaleChoice;
+export type RescaleMaxParallelism = Wire.RescaleMaxParallelism;
+
+export interface RescaleQuery {
+  /** A saved version; the working copy if left out. */
+  readonly version?: number;
+  /** The JobVertexID to rescale; the whole job (its default parallelism) if left out. */
+  readonly vertex?: string;
+  readonly parallelism: number;
+}
+
+export function getRescale(
+  pipeline: number,
+  query: RescaleQuery,
+  signal?: AbortSignal,
+): Promise<RescaleSimulation> {
+  return request("GET", `pipelines/${pipeline}/rescale/`, {
+    query: { version: query.version, vertex: query.vertex, parallelism: query.parallelism },
     ...(signal === undefined ? {} : { signal }),
   });
 }

@@ -2,24 +2,26 @@ import { useState } from "react";
 
 import { ExecutionGraphView } from "../plan/ExecutionGraphView";
 import { JobGraphView } from "../plan/JobGraphView";
+import { RescaleView } from "../plan/RescaleView";
 import { Canvas } from "./Canvas";
 import { useDocumentStore, useEditor } from "./context";
 import { FindOnCanvas } from "./FindOnCanvas";
 import type { Notify } from "./notices";
 import { ProblemsPanel } from "./ProblemsPanel";
 
-type View = "canvas" | "jobgraph" | "execution";
+type View = "canvas" | "jobgraph" | "execution" | "rescale";
 
 const VIEWS: readonly (readonly [View, string])[] = [
   ["canvas", "StreamGraph"],
   ["jobgraph", "JobGraph"],
   ["execution", "ExecutionGraph"],
+  ["rescale", "Rescale"],
 ];
 
 /**
- * The middle of the editor: the canvas, with the JobGraph or the ExecutionGraph
- * over it when chosen (the canvas stays mounted, so switching back is instant),
- * the find box over them while `finding`, and the problems below.
+ * The middle of the editor: the canvas, with the JobGraph, the ExecutionGraph or the
+ * rescale simulator over it when chosen (the canvas stays mounted, so switching back is
+ * instant), the find box over them while `finding`, and the problems below.
  */
 export function EditorViews({
   pipelineId,
@@ -73,6 +75,11 @@ export function EditorViews({
             <ExecutionGraphView pipelineId={pipelineId} revision={revision} />
           </div>
         )}
+        {view === "rescale" && (
+          <div className="view-overlay">
+            <RescaleOverlay pipelineId={pipelineId} notify={notify} />
+          </div>
+        )}
         {finding && (
           <FindOnCanvas
             onPick={(nodeId) => {
@@ -108,5 +115,37 @@ function JobGraphOverlay({ onRevealed }: { readonly onRevealed: () => void }) {
         }}
       />
     </div>
+  );
+}
+
+/** The rescale simulator; its "set it explicitly" is one undoable edit of the working copy. */
+function RescaleOverlay({
+  pipelineId,
+  notify,
+}: {
+  readonly pipelineId: number;
+  readonly notify: Notify;
+}) {
+  const { session, canEdit } = useEditor();
+  const revision = useDocumentStore((state) => state.revision);
+  const defaultParallelism = useDocumentStore(
+    (state) => state.document?.config?.defaultParallelism ?? 1,
+  );
+  return (
+    <RescaleView
+      pipelineId={pipelineId}
+      revision={revision}
+      defaultParallelism={defaultParallelism}
+      canEdit={canEdit}
+      onPin={(edits) => {
+        const result = session.document.getState().applyEdits(edits);
+        notify(
+          result.ok
+            ? "Max parallelism set explicitly (undo to take it back)."
+            : result.error.message,
+          result.ok ? "info" : "error",
+        );
+      }}
+    />
   );
 }

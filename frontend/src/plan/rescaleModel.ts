@@ -1,0 +1,241 @@
+/**
+ * What the rescale view shows of a `RescaleSimulation` (`compiler.rescale` on the server):
+ * one bar of key groups per subtask before and after, coloured by the old subtask the key
+ * groups come from, and the figures and problems in words. The server assigns the key
+ * groups as Flink does; nothing here computes them again.
+ */
+
+import type {
+  RescaleChoice,
+  RescaledSubtask,
+  RescaledVertex,
+  RescaleMaxParallelism,
+  RescaleProblem,
+  RescaleQuery,
+  RescaleSimulation,
+} from "../api/resources";
+
+/** Flink's bounds of a parallelism (`Transformation.UPPER_BOUND_MAX_PARALLELISM`). */
+export const MAX_PARALLELISM = 32768;
+
+/** Bars drawn per side of a vertex; wider ones are summed up below their first rows. */
+export const MAX_BAR_ROWS = 64;
+
+/** The whole job, or one JobVertex by id. */
+export type RescaleTarget =
+  { readonly kind: "job" } | { readonly kind: "vertex"; readonly id: string };
+
+export type ParsedParallelism =
+  { readonly ok: true; readonly value: number } | { readonly ok: false; readonly message: string };
+
+/** A parallelism typed in the field: a whole number from 1 to 32768. */
+export function parseParallelism(text: string): ParsedParallelism {
+  const trimmed = text.trim();
+  if (!/^[0-9]+$/.test(trimmed)) {
+    return { ok: false, message: "Enter the number of subtasks, a whole number." };
+  }
+  const value = Number(trimmed);
+  if (value < 1 || value > MAX_PARALLELISM) {
+    return { ok: false, message: `Parallelism must be between 1 and ${MAX_PARALLELISM}.` };
+  }
+  return { ok: true, value };
+}
+
+/** The request for a target at a parallelism, of a version or (null) the working copy. */
+export function rescaleQuery(
+  target: RescaleTarget,
+  parallelism: number,
+  version: number | null,
+): RescaleQuery {
+  return {
+    parallelism,
+    ...(target.kind === "vertex" ? { vertex: target.id } : {}),
+    ...(version === null ? {} : { version }),
+  };
+}
+
+/** The parallelism a target has now: a vertex's own, or the job's default. */
+export function currentParallelism(
+  target: RescaleTarget,
+  choices: readonly RescaleChoice[],
+  defaultParallelism: number,
+): number {
+  if (target.kind === "job") {
+    return defaultParallelism;
+  }
+  return choices.find((choice) => choice.id === target.id)?.parallelism ?? defaultParallelism;
+}
+
+/** A colour per subtask index, far apart for neighbours (the golden angle around the hue). */
+export function subtaskColour(index: number): string {
+  const hue = Math.round((index * 137.508) % 360);
+  return `hsl(${hue} 62% 52%)`;
+}
+
+/** A fraction as a percentage, with one decimal only where it is needed. */
+export function percent(fraction: number): string {
+  const tenths = Math.round(fraction * 1000) / 10;
+  return `${Number.isInteger(tenths) ? tenths.toFixed(0) : tenths.toFixed(1)}%`;
+}
+
+function span(range: readonly [number, number]): string {
+  return range[0] === range[1] ? String(range[0]) : `${range[0]}–${range[1]}`;
+}
+
+/** One run of key groups in a bar, coloured by the (old) subtask that held it. */
+export interface BarSegment {
+  /** Left edge and width in percent of the key groups. */
+  readonly left: number;
+  readonly width: number;
+  readonly keyGroups: readonly [number, number];
+  readonly from: number;
+  /** Held by the subtask of the same index before: state that stays local. */
+  readonly kept: boolean;
+}
+
+export interface BarRow {
+  readonly index: number;
+  readonly segments: readonly BarSegment[];
+  /** What the bar shows, in words (its title and accessible name). */
+  readonly title: string;
+  /** The short figure beside the bar. */
+  readonly note: string;
+}
+
+function segment(
+  keyGroups: readonly [number, number],
+  from: number,
+  kept: boolean,
+  total: number,
+): BarSegment {
+  return {
+    left: (keyGroups[0] / total) * 100,
+    width: ((keyGroups[1] - keyGroups[0] + 1) / total) * 100,
+    keyGroups,
+    from,
+    kept,
+  };
+}
+
+/**
+ * The bars of the old subtasks, each in its own colour: split where the new subtasks take
+ * its key groups, the parts that go to another subtask faded (whole when it cannot restore).
+ */
+export function beforeRows(vertex: RescaledVertex): BarRow[] {
+  const total = vertex.maxParallelism.keyGroups;
+  const parts = vertex.before.map((): BarSegment[] => []);
+  for (const subtask of vertex.after) {
+    for (const read of subtask.reads) {
+      parts[read.subtask]?.push(
+        segment(read.keyGroups, read.subtask, read.subtask === subtask.index, total),
+      );
+    }
+  }
+  return vertex.before.map((range, index) => {
+    const own = parts[index] ?? [];
+    const moved = own.filter((part) => !part.kept).length;
+    return {
+      index,
+      segments: own.length > 0 ? own : [segment(range, index, true, total)],
+      title: `Subtask ${index} before: key groups ${span(range)}`,
+      note:
+        index >= vertex.parallelism.after
+          ? "gone after"
+          : `${range[1] - range[0] + 1} key groups${moved > 0 ? ", part moves" : ""}`,
+    };
+  });
+}
+
+/** Where a new subtask's key groups come from, in words. */
+export function readsText(subtask: RescaledSubtask): string {
+  return subtask.reads.map((read) => `${span(read.keyGroups)} from #${read.subtask}`).join(", ");
+}
+
+/** The bars of the new subtasks: each run of key groups in the colour of its old subtask. */
+export function afterRows(vertex: RescaledVertex): BarRow[] {
+  const total = vertex.maxParallelism.keyGroups;
+  return vertex.after.map((subtask) => ({
+    index: subtask.index,
+    segments: subtask.reads.map((read) =>
+      segment(read.keyGroups, read.subtask, read.subtask === subtask.index, total),
+    ),
+    title: `Subtask ${subtask.index} after: key groups ${span(subtask.keyGroups)}, reads ${readsText(subtask)}; keeps ${percent(subtask.keptFraction)} locally`,
+    note: `keeps ${percent(subtask.keptFraction)}`,
+  }));
+}
+
+/** At most `limit` rows, and how many more there are. */
+export function firstRows<T>(
+  rows: readonly T[],
+  limit = MAX_BAR_ROWS,
+): { shown: readonly T[]; hidden: number } {
+  return { shown: rows.slice(0, limit), hidden: Math.max(0, rows.length - limit) };
+}
+
+/** The vertex's max parallelism in words: its key groups, whether set, what Flink derives. */
+export function maxParallelismText(max: RescaleMaxParallelism): string {
+  if (max.explicit) {
+    return `${max.keyGroups} key groups (max parallelism set)`;
+  }
+  const derived =
+    max.derivedAfter !== null && max.derivedAfter !== max.keyGroups
+      ? `; Flink would derive ${max.derivedAfter} at the new parallelism, but keeps the savepoint's`
+      : "";
+  return `${max.keyGroups} key groups (max parallelism derived, never set${derived})`;
+}
+
+/** What moves, and the least and most a new subtask keeps. */
+export function movesText(vertex: RescaledVertex): string {
+  if (!vertex.restores || vertex.movedKeyGroups === null) {
+    return `cannot restore at ${vertex.parallelism.after} subtasks`;
+  }
+  if (!vertex.changed) {
+    return "unchanged: every key group stays where it is";
+  }
+  const kept = vertex.after.map((subtask) => subtask.keptFraction);
+  const least = Math.min(...kept);
+  const most = Math.max(...kept);
+  const range = least === most ? percent(least) : `${percent(least)}–${percent(most)}`;
+  return `${vertex.movedKeyGroups} of ${vertex.maxParallelism.keyGroups} key groups move · each subtask keeps ${range} of its state locally`;
+}
+
+/** The parallelism change of a vertex, e.g. "2 → 3 subtasks". */
+export function parallelismText(vertex: RescaledVertex): string {
+  const { before, after } = vertex.parallelism;
+  return before === after ? `${before} subtasks (unchanged)` : `${before} → ${after} subtasks`;
+}
+
+/** A before/after count, e.g. "4 → 6", or "4 → ?" when the rescaled job does not compile. */
+export function countText(count: {
+  readonly before: number;
+  readonly after: number | null;
+}): string {
+  if (count.after === null) {
+    return `${count.before} → ?`;
+  }
+  return count.before === count.after ? String(count.before) : `${count.before} → ${count.after}`;
+}
+
+const SEVERITY_ORDER: Readonly<Record<RescaleProblem["severity"], number>> = {
+  error: 0,
+  warning: 1,
+  info: 2,
+};
+
+/** The problems about one vertex (or, with null, about none), errors first. */
+export function problemsOf(simulation: RescaleSimulation, vertex: string | null): RescaleProblem[] {
+  return simulation.problems
+    .filter((problem) => problem.vertex === vertex)
+    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
+}
+
+/** The simulation's verdict in one sentence. */
+export function verdictText(simulation: RescaleSimulation): string {
+  if (!simulation.ok) {
+    return "At this parallelism the job does not compile, so Flink would not start it.";
+  }
+  if (simulation.restores) {
+    return "Restores from a savepoint of this version: every vertex keeps its state.";
+  }
+  return "Does not restore from a savepoint of this version: see the problems below.";
+}
