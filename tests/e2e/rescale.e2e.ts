@@ -1,0 +1,131 @@
+/**
+ * Rescaling before the first deploy: pick the keyed vertex of a job that never set a max
+ * parallelism, give it more subtasks, read one bar of key groups per subtask before and
+ * after with the warning that the derived max parallelism caps growth, then set it
+ * explicitly with the offered action and see it pinned.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext } from "playwright-core";
+
+import {
+  api,
+  firstWorkspace,
+  newUser,
+  openEditor,
+  screenshot,
+  signedIn,
+  type TestUser,
+} from "./support";
+
+const contexts: BrowserContext[] = [];
+let ada: TestUser;
+let pipelineId: number;
+
+// Every operator follows the job's default parallelism, and nothing sets a max parallelism.
+const DOCUMENT = {
+  format: "streamgraph/v1",
+  name: "orders",
+  config: { defaultParallelism: 2 },
+  nodes: [
+    {
+      id: 1,
+      name: "Source: Orders",
+      operator: "source.sequence",
+      params: { from: 1, to: 100 },
+      ui: { x: 40, y: 120 },
+    },
+    { id: 2, name: "Amount", operator: "map", params: { fn: "x * 10" }, ui: { x: 280, y: 120 } },
+    { id: 3, name: "Total", operator: "reduce", params: { fn: "a + b" }, ui: { x: 520, y: 120 } },
+    { id: 4, name: "Sink: Out", operator: "sink.print", ui: { x: 760, y: 120 } },
+  ],
+  edges: [
+    { source: 1, target: 2, partitioner: null },
+    { source: 2, target: 3, partitioner: "HASH", key: { fn: "x % 7" } },
+    { source: 3, target: 4, partitioner: null },
+  ],
+};
+
+interface Rescale {
+  readonly choices: readonly { readonly id: string; readonly name: string }[];
+}
+
+interface Pipeline {
+  readonly document: { readonly nodes: readonly { id: number; maxParallelism?: number }[] };
+}
+
+beforeAll(async () => {
+  ada = await newUser("ada");
+  const workspace = await firstWorkspace(ada);
+  const created = await api<{ id: number }>("POST", "pipelines/", ada.token, {
+    workspace: workspace.id,
+    name: "Orders",
+    document: DOCUMENT,
+  });
+  pipelineId = created.id;
+});
+
+afterAll(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+});
+
+describe("rescale", () => {
+  it("shows key groups before and after, warns of the derived max parallelism, pins it", async () => {
+    const { context, page } = await signedIn(ada);
+    contexts.push(context);
+    const job = await api<Rescale>(
+      "GET",
+      `pipelines/${pipelineId}/rescale/?parallelism=2`,
+      ada.token,
+    );
+    const total = job.choices.find((choice) => choice.name === "Total -> Sink: Out");
+    expect(total).toBeDefined();
+    const vertex = total?.id ?? "";
+    await openEditor(page, pipelineId);
+
+    await page.getByTestId("view-rescale").click();
+    await page.getByTestId("rescale-verdict").waitFor();
+    await page.getByTestId("rescale-target").selectOption(vertex);
+    expect(await page.getByTestId("rescale-parallelism").inputValue()).toBe("2");
+    await page.getByTestId("rescale-parallelism").fill("3");
+
+    const section = page.getByTestId(`rescale-vertex-${vertex}`);
+    await section.getByText("2 → 3 subtasks").waitFor();
+    const before = section.getByTestId("rescale-bars-before").locator(".rescale-bar");
+    const after = section.getByTestId("rescale-bars-after").locator(".rescale-bar");
+    expect(await before.count()).toBe(2);
+    expect(await after.count()).toBe(3);
+    expect(await after.nth(1).getAttribute("title")).toBe(
+      "Subtask 1 after: key groups 43–85, reads 43–63 from #0, 64–85 from #1; keeps 51.2% locally",
+    );
+    expect(await after.nth(1).locator(".rescale-bar__run").count()).toBe(2);
+    expect(await section.textContent()).toContain("63 of 128 key groups move");
+    const warning = section.locator('[data-code="derived-max-parallelism"]');
+    expect(await warning.textContent()).toContain(
+      "This job never set a max parallelism, so the keyed state of Total -> Sink: Out is " +
+        "written with 128 key groups; it can never run wider than 128",
+    );
+    expect(await page.getByTestId("rescale-verdict").textContent()).toContain("Restores");
+    await screenshot(page, "rescale");
+
+    await page.getByTestId("rescale-pin-apply").click();
+
+    await section
+      .getByTestId("rescale-max-parallelism")
+      .getByText("(max parallelism set)")
+      .waitFor();
+    expect(await section.getByTestId("rescale-max-parallelism").textContent()).toBe(
+      "128 key groups (max parallelism set)",
+    );
+    expect(await warning.count()).toBe(0);
+    expect(await page.getByTestId("rescale-pin").count()).toBe(0);
+    const stored = await api<Pipeline>("GET", `pipelines/${pipelineId}/`, ada.token);
+    const pinned = stored.document.nodes.map((node) => [node.id, node.maxParallelism ?? -1]);
+    expect(pinned).toEqual([
+      [1, -1],
+      [2, -1],
+      [3, 128],
+      [4, 128],
+    ]);
+  });
+});
