@@ -261,7 +261,7 @@ class Pin:
 
 
 @dataclass(frozen=True, slots=True)
-class Before:
+class BeforeAfter:
     """Slots or subtasks before and after (None: the rescaled job does not compile)."""
 
     before: int
@@ -274,11 +274,11 @@ class Before:
 @dataclass(frozen=True, slots=True)
 class RescaleSimulation:
     rescale: Rescale
-    default_parallelism: Before
+    default_parallelism: BeforeAfter
     ok: bool
     """The rescaled document compiles."""
-    slots: Before
-    subtasks: Before
+    slots: BeforeAfter
+    subtasks: BeforeAfter
     vertices: tuple[VertexRescale, ...]
     problems: tuple[RescaleProblem, ...]
     pin: Pin | None
@@ -405,12 +405,15 @@ def rescaled_document(document: dict[str, Any], rescale: Rescale) -> dict[str, A
     return apply_edits(document, rescale_edits(document, _compiled(document), rescale))
 
 
-def _raw_parallelism(document: dict[str, Any], node: NodeId) -> int:
-    """A node's parallelism as the document resolves it (its own, else the default)."""
-    raw = next(n for n in document["nodes"] if n.get("id") == node)
-    own = raw.get("parallelism", PARALLELISM_DEFAULT)
-    if own != PARALLELISM_DEFAULT:
-        return int(own)
+def _own_parallelism(document: dict[str, Any]) -> dict[NodeId, int]:
+    """Each node's own `parallelism` (-1: the job's default), by node id."""
+    return {
+        NodeId(node["id"]): int(node.get("parallelism", PARALLELISM_DEFAULT))
+        for node in document["nodes"]
+    }
+
+
+def _default_parallelism(document: dict[str, Any]) -> int:
     config = document.get("config")
     return int(config.get("defaultParallelism", 1)) if isinstance(config, dict) else 1
 
@@ -471,24 +474,36 @@ def simulate_rescale(
     )
     keyed_nodes = {e.target for e in old.graph.edges if e.partitioner is Partitioner.HASH}
     after_vertex_of = _after_vertices(new)
+    own_before, own_after = _own_parallelism(document), _own_parallelism(rescaled)
+    default_after = _default_parallelism(rescaled)
     vertices = tuple(
-        _vertex_rescale(vertex, document, rescaled, keyed_nodes, after_vertex_of)
+        _vertex_rescale(
+            vertex,
+            follows_default=own_before[vertex.job_vertex.head] == PARALLELISM_DEFAULT,
+            parallelism_after=(
+                default_after
+                if own_after[vertex.job_vertex.head] == PARALLELISM_DEFAULT
+                else own_after[vertex.job_vertex.head]
+            ),
+            keyed_nodes=keyed_nodes,
+            after_vertex_of=after_vertex_of,
+        )
         for vertex in chosen
     )
     problems = _problems(vertices, document, rescaled, old, new, after_vertex_of)
     pin = pin_edits(vertices, document, whole_job=rescale.vertex is None)
     return RescaleSimulation(
         rescale=rescale,
-        default_parallelism=Before(
+        default_parallelism=BeforeAfter(
             old.graph.config.default_parallelism,
             rescale.parallelism if rescale.vertex is None else old.graph.config.default_parallelism,
         ),
         ok=new.ok,
-        slots=Before(
+        slots=BeforeAfter(
             old.job_graph.slots_required,
             new.job_graph.slots_required if new.ok and new.job_graph is not None else None,
         ),
-        subtasks=Before(
+        subtasks=BeforeAfter(
             old.execution.total_subtasks,
             new.execution.total_subtasks if new.ok and new.execution is not None else None,
         ),
@@ -514,15 +529,15 @@ def _after_vertices(new: Compilation) -> dict[NodeId, tuple[VertexRef, frozenset
 
 def _vertex_rescale(
     vertex: ExecutionJobVertex,
-    document: dict[str, Any],
-    rescaled: dict[str, Any],
+    *,
+    follows_default: bool,
+    parallelism_after: int,
     keyed_nodes: set[NodeId],
     after_vertex_of: dict[NodeId, tuple[VertexRef, frozenset[NodeId]]],
 ) -> VertexRescale:
     nodes = tuple(sorted(_operators(vertex)))
     head = vertex.job_vertex.head
-    head_raw = next(n for n in document["nodes"] if n.get("id") == head)
-    old, new = vertex.parallelism, _raw_parallelism(rescaled, head)
+    old, new = vertex.parallelism, parallelism_after
     key_groups = vertex.max_parallelism
     explicit = not vertex.max_parallelism_derived
     restores = new <= key_groups
@@ -537,7 +552,7 @@ def _vertex_rescale(
         head=head,
         nodes=nodes,
         keyed=any(node in keyed_nodes for node in nodes),
-        follows_default=head_raw.get("parallelism", PARALLELISM_DEFAULT) == PARALLELISM_DEFAULT,
+        follows_default=follows_default,
         parallelism_before=old,
         parallelism_after=new,
         max_parallelism=MaxParallelism(
