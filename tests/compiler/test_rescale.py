@@ -360,6 +360,26 @@ def test_a_rescale_that_changes_chaining_says_so_and_what_state_it_loses() -> No
     assert not simulation.restores
 
 
+def test_a_rescale_flink_would_refuse_to_build_says_why() -> None:
+    document = (
+        GraphBuilder("forward")
+        .config(default_parallelism=2, chaining_enabled=False)
+        .node(1, "Source: in", parallelism=2, strategy="HEAD", operator="source.list")
+        .node(2, "Map", parallelism=2)
+        .edge(1, 2, partitioner="FORWARD")
+        .build()
+    )
+
+    simulation = simulate_rescale(document, Rescale(3, _vertex_of(document, 2)))
+
+    assert not simulation.ok and not simulation.restores
+    assert (simulation.slots.after, simulation.subtasks.after) == (None, None)
+    (problem,) = [p for p in simulation.problems if p.code == "not-compiled"]
+    assert (problem.severity, problem.vertex) == ("error", None)
+    assert "Forward partitioning does not allow change of parallelism" in problem.message
+    assert simulation.vertices[0].after_vertices == ()
+
+
 # Refusals -----------------------------------------------------------------------------------
 
 
