@@ -2,7 +2,8 @@
 
 A rescale is a change to the document (`rescale_edits`), so that what is simulated is the
 very document Flink would be given, and anything else that judges a document (a check
-against a real savepoint) can be handed the same one (`RescaleSimulation.document`):
+against a real savepoint) can be handed the same one (`RescaleSimulation.document`, and
+compiled, `RescaleSimulation.compilation`):
 
 * one vertex: every operator of the JobVertex (its chained sources included) gets
   `parallelism` = P, as `setParallelism(P)` on each of them would;
@@ -285,6 +286,8 @@ class RescaleSimulation:
     """Setting the max parallelism of the vertices shown that derive it; None: none do."""
     document: dict[str, Any]
     """The rescaled document, for any further check of it (not part of the JSON)."""
+    compilation: Compilation
+    """The rescaled document compiled: what a check against a savepoint takes (ditto)."""
 
     @property
     def restores(self) -> bool:
@@ -511,6 +514,7 @@ def simulate_rescale(
         problems=problems,
         pin=pin,
         document=rescaled,
+        compilation=new,
     )
 
 

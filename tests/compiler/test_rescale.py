@@ -194,7 +194,11 @@ def test_the_rescaled_document_is_the_one_the_simulation_judged() -> None:
     document = _keyed()
     rescale = Rescale(5, _vertex_of(document, 3))
 
-    assert rescaled_document(document, rescale) == simulate_rescale(document, rescale).document
+    simulation = simulate_rescale(document, rescale)
+
+    assert rescaled_document(document, rescale) == simulation.document
+    assert simulation.compilation.ok and simulation.compilation.execution is not None
+    assert [v.parallelism for v in simulation.compilation.execution.vertices] == [2, 5]
 
 
 def test_a_never_set_max_parallelism_is_a_warning_with_a_pin() -> None:
