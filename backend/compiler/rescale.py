@@ -595,6 +595,8 @@ def _problems(
     if new.ok:
         vertex_of = {node: v.id for v in vertices for node in v.nodes}
         for risk in state_risks_of(document, rescaled, old, new):
+            if risk.node is None:  # only a savepoint's risks lack a node
+                continue
             for reason in risk.reasons:
                 if reason.code == "state-lost":
                     problems.append(
