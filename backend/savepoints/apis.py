@@ -20,6 +20,8 @@ from rest_framework.views import APIView
 
 from accounts.models import Role
 from accounts.permissions import require_role
+from compiler.model import Hash128
+from compiler.rescale import Rescale
 from config.openapi import error_responses
 from config.parsers import JSONParser
 from pipelines.models import Pipeline
@@ -166,10 +168,17 @@ class RestoreCheckApi(APIView):
         savepoint = selectors.savepoint_get(pipeline=pipeline, savepoint_id=savepoint_id)
         query = RestoreCheckQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
+        given = query.validated_data
+        vertex = given.get("vertex")
         check = selectors.savepoint_check(
             pipeline=pipeline,
             savepoint=savepoint,
-            ref=query.validated_data.get("version", WORKING),
-            allow_non_restored_state=query.validated_data["allowNonRestoredState"],
+            ref=given.get("version", WORKING),
+            allow_non_restored_state=given["allowNonRestoredState"],
+            rescale=None
+            if "parallelism" not in given
+            else Rescale(
+                given["parallelism"], None if vertex is None else Hash128(int(vertex, 16))
+            ),
         )
         return _body(check)

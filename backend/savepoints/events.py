@@ -165,6 +165,14 @@ class RestoreWarning(WireMessage):
     node: int | None
 
 
+class RestoreRescale(WireMessage):
+    """The rescale the version was checked with."""
+
+    vertex: HexId | None
+    """The JobVertex given `parallelism`; null: the job's default parallelism."""
+    parallelism: int
+
+
 class RestoreCheck(WireMessage):
     """`GET /api/pipelines/<id>/savepoints/<sid>/check/`: what Flink 2.3 does when the
     version (or the working copy) is started from the savepoint."""
@@ -177,6 +185,8 @@ class RestoreCheck(WireMessage):
     comparedWith: int | None
     """The version that wrote the savepoint, when its uploader said: lost state is then
     explained by what changed since."""
+    rescale: RestoreRescale | None
+    """The version was checked rescaled so (null: as it is)."""
     restores: bool
     verdict: str
     """The answer in one sentence: "Restores", "Fails: state of Sum (90bea66d...) has no

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from compiler.hashing import to_hex
 from compiler.pipeline import Compilation, compile_document
+from compiler.rescale import Rescale, RescaleRefused, simulate_rescale
 from compiler.restore import check_restore
 from compiler.savepoint import Savepoint as SavepointRead
 from compiler.savepoint import read_savepoint
-from config.errors import Conflict, NotFound
+from config.errors import Conflict, InvalidRequest, NotFound
 from config.messages import UserRef
 from pipelines.models import Pipeline
 from pipelines.selectors import WORKING, VersionRef, version_get
@@ -96,15 +98,33 @@ def savepoint_check(
     savepoint: Savepoint,
     ref: VersionRef = WORKING,
     allow_non_restored_state: bool = False,
+    rescale: Rescale | None = None,
 ) -> RestoreCheck:
     """What Flink 2.3 does when version `ref` (or the working copy) starts from `savepoint`
-    (`compiler.restore`); `Conflict` when that version does not compile."""
+    (`compiler.restore`), rescaled first if `rescale` is given (`compiler.rescale`, as
+    `flink run -p` or a vertex's new parallelism would); `Conflict` when that does not
+    compile."""
     if ref == WORKING:
         document, what, revision = pipeline.document, "The working copy", pipeline.revision
     else:
         version = version_get(pipeline=pipeline, number=int(ref))
         document, what, revision = version.document, f"Version {version.number}", None
     plan = _compiled(document, what)
+    if rescale is not None:
+        try:
+            simulation = simulate_rescale(document, rescale, before=plan)
+        except RescaleRefused as refused:
+            raise InvalidRequest(
+                f"{refused.parameter}: {refused.message}",
+                fields={refused.parameter: [refused.message]},
+            ) from refused
+        where = "its vertex" if rescale.vertex is None else f"JobVertex {to_hex(rescale.vertex)}"
+        plan = _compiled(
+            simulation.document,
+            f"{what} with {where} at parallelism {rescale.parallelism}"
+            if rescale.vertex is not None
+            else f"{what} at default parallelism {rescale.parallelism}",
+        )
     written_by = savepoint.written_by
     previous = None
     if written_by is not None:
@@ -122,4 +142,10 @@ def savepoint_check(
         checked=ref,
         revision=revision,
         comparedWith=None if previous is None or written_by is None else written_by.number,
+        rescale=None
+        if rescale is None
+        else {
+            "vertex": None if rescale.vertex is None else to_hex(rescale.vertex),
+            "parallelism": rescale.parallelism,
+        },
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from compiler.model import UPPER_BOUND_MAX_PARALLELISM
 from config.converters import MAX_ID
 from config.fields import QuerySerializer, RequestSerializer, StrictBooleanField, TextField
 from savepoints.services import LABEL_MAX
@@ -59,6 +60,9 @@ class SavepointUpdateSerializer(RequestSerializer):
 
 
 class RestoreCheckQuerySerializer(QuerySerializer):
+    """The version (or the working copy) to check, and optionally that version rescaled:
+    `parallelism` for the JobVertex `vertex`, or as the job's default parallelism."""
+
     version = serializers.IntegerField(
         min_value=1,
         max_value=MAX_ID,
@@ -71,3 +75,25 @@ class RestoreCheckQuerySerializer(QuerySerializer):
         help_text="Start even if some state maps to no operator (Flink's "
         "`--allowNonRestoredState`): `true` or `false`.",
     )
+    vertex = serializers.RegexField(
+        r"^[0-9a-fA-F]{32}$",
+        required=False,
+        error_messages={"invalid": "Expected a JobVertexID: 32 hexadecimal digits."},
+        help_text="Check the version rescaled: the JobVertexID given `parallelism` (the job's "
+        "default parallelism if omitted).",
+    )
+    parallelism = serializers.IntegerField(
+        min_value=1,
+        max_value=UPPER_BOUND_MAX_PARALLELISM,
+        required=False,
+        help_text="Check the version rescaled to this parallelism (see `vertex`).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "vertex" in attrs and "parallelism" not in attrs:
+            raise serializers.ValidationError(
+                {"parallelism": ["Give the parallelism to rescale the vertex to."]}
+            )
+        if "vertex" in attrs:
+            attrs["vertex"] = attrs["vertex"].lower()
+        return attrs

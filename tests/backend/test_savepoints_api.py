@@ -10,6 +10,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from compiler.hashing import to_hex
+from compiler.pipeline import compile_document
 from compiler.savepoint import StateKind, read_savepoint
 from pipelines.models import Pipeline
 from savepoints.events import StateKindName
@@ -284,3 +286,43 @@ def test_an_unknown_version_is_not_found() -> None:
     response = _check(team.client("viewer"), team.pipeline.pk, savepoint.pk, "?version=99")
 
     assert response.status_code == 404
+
+
+def _vertex_of(document: dict[str, Any], name: str) -> str:
+    compilation = compile_document(document)
+    assert compilation.job_graph is not None
+    return next(to_hex(v.id) for v in compilation.job_graph.vertices if name in v.name)
+
+
+def test_a_rescale_is_checked_against_the_savepoint() -> None:
+    # Max parallelism 4 set explicitly: rescaling the keyed vertex within it restores; past
+    # it Flink does not even build the job (as real Flink did: small-max--*).
+    team = make_team()
+    document = _case("small-max.v1")
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=document)
+    savepoint = make_savepoint(pipeline=team.pipeline, case="small-max")
+    vertex = _vertex_of(document, "Sum")
+    client = team.client("viewer")
+
+    within = _check(
+        client, team.pipeline.pk, savepoint.pk, f"?vertex={vertex.upper()}&parallelism=3"
+    )
+    beyond = _check(client, team.pipeline.pk, savepoint.pk, f"?vertex={vertex}&parallelism=8")
+
+    assert within.status_code == 200
+    assert within.json()["rescale"] == {"vertex": vertex, "parallelism": 3}
+    assert within.json()["restores"] is True
+    assert beyond.status_code == 409
+    message = beyond.json()["error"]["message"]
+    assert message.startswith(f"The working copy with JobVertex {vertex} at parallelism 8 does not")
+    assert "parallelism (8) is higher than the max parallelism (4)" in message
+
+
+def test_a_vertex_without_a_parallelism_is_refused() -> None:
+    team = make_team()
+    savepoint = make_savepoint(pipeline=team.pipeline)
+
+    response = _check(team.client("viewer"), team.pipeline.pk, savepoint.pk, "?vertex=" + "a" * 32)
+
+    assert response.status_code == 400
+    assert "parallelism" in response.json()["error"]["fields"]

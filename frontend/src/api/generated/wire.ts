@@ -1295,6 +1295,10 @@ export interface RestoreCheck {
    * explained by what changed since.
    */
   readonly comparedWith: number | null;
+  /**
+   * The version was checked rescaled so (null: as it is).
+   */
+  readonly rescale: RestoreRescale | null;
   readonly restores: boolean;
   /**
    * The answer in one sentence: "Restores", "Fails: state of Sum (90bea66d...) has no
@@ -1307,6 +1311,16 @@ export interface RestoreCheck {
   readonly operators: readonly OperatorRestore[];
   readonly newOperators: readonly NewOperator[];
   readonly warnings: readonly RestoreWarning[];
+}
+/**
+ * The rescale the version was checked with.
+ */
+export interface RestoreRescale {
+  /**
+   * The JobVertex given `parallelism`; null: the job's default parallelism.
+   */
+  readonly vertex: string | null;
+  readonly parallelism: number;
 }
 export interface RestoreFailure {
   readonly code:
