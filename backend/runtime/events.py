@@ -126,6 +126,26 @@ class SinkOutput:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class StageRun:
+    """One stage as the executor saw it run: a Spark stage attempt, or a vertex of the
+    local executor. Times are seconds since the epoch; None when not seen."""
+
+    stage: int
+    """Spark's stage id (the local executor: the vertex's position in the plan)."""
+    attempt: int
+    vertices: tuple[str, ...]
+    """The JobVertexIDs whose subtasks it ran, in plan order (none for a stage that only
+    moves a shuffle's output into another one)."""
+    edge: int | None = None
+    """For such a stage: the StreamEdge whose records it moves."""
+    parents: tuple[int, ...] = ()
+    """The stages whose output it reads (Spark's parent stage ids)."""
+    submitted: float | None = None
+    completed: float | None = None
+    failed: bool = False
+
+
 class RunOutcome(Enum):
     FINISHED = "FINISHED"
     FAILED = "FAILED"
@@ -141,3 +161,6 @@ class RunResult:
     error: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     """Executor facts worth keeping (Spark master, application id, timings)."""
+    stages: tuple[StageRun, ...] | None = None
+    """The stages that began, as the executor saw them; None when no executor reported
+    them (a run its worker ended without one)."""

@@ -22,7 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from runtime.chains import SubtaskRun
-from runtime.events import ExecutionState, RunOutcome, RunResult, SinkOutput, SubtaskEvent
+from runtime.events import (
+    ExecutionState,
+    RunOutcome,
+    RunResult,
+    SinkOutput,
+    StageRun,
+    SubtaskEvent,
+)
 from runtime.plan import RunPlan, VertexPlan
 
 _CHECK_CANCEL_EVERY = 4096
@@ -48,7 +55,13 @@ def run_locally(
         "seconds": round(time.perf_counter() - started, 6),
         "seed": plan.seed,
     }
-    return RunResult(outcome=outcome, sinks=tuple(runner.sinks), error=error, details=details)
+    return RunResult(
+        outcome=outcome,
+        sinks=tuple(runner.sinks),
+        error=error,
+        details=details,
+        stages=tuple(runner.stages),
+    )
 
 
 class _LocalRun:
@@ -64,6 +77,8 @@ class _LocalRun:
         self.max_attempts = max_attempts
         self.cancel = cancel
         self.sinks: list[SinkOutput] = []
+        self.stages: list[StageRun] = []
+        """One per vertex begun: its position in the plan is its stage id."""
         # Per vertex and subtask: per input position, the records in producer subtask order.
         self.inboxes: dict[str, list[dict[int, list[Any]]]] = {
             v.id: [{} for _ in range(v.parallelism)] for v in plan.vertices
@@ -100,17 +115,38 @@ class _LocalRun:
         for vertex in self.plan.vertices:
             for subtask in range(vertex.parallelism):
                 self.publish(vertex, subtask, 0, ExecutionState.CREATED, source="driver")
+        position = {v.id: i for i, v in enumerate(self.plan.vertices)}
         for vertex in self.plan.vertices:
-            for subtask in range(vertex.parallelism):
-                try:
-                    failure = self.run_subtask(vertex, subtask)
-                except _Canceled:
-                    self.cancel_rest()
-                    return RunOutcome.CANCELED, "the run was canceled"
-                if failure is not None:
-                    self.cancel_rest()
-                    return RunOutcome.FAILED, failure
+            started = time.time()
+            ended = self.run_vertex(vertex)
+            failed = ended is not None and ended[0] is RunOutcome.FAILED
+            self.stages.append(
+                StageRun(
+                    stage=position[vertex.id],
+                    attempt=0,
+                    vertices=(vertex.id,),
+                    parents=tuple(sorted({position[i.producer] for i in vertex.inputs})),
+                    submitted=started,
+                    completed=None if ended is not None and not failed else time.time(),
+                    failed=failed,
+                )
+            )
+            if ended is not None:
+                return ended
         return RunOutcome.FINISHED, None
+
+    def run_vertex(self, vertex: VertexPlan) -> tuple[RunOutcome, str] | None:
+        """Run every subtask of a vertex; how the run ended if it ended here."""
+        for subtask in range(vertex.parallelism):
+            try:
+                failure = self.run_subtask(vertex, subtask)
+            except _Canceled:
+                self.cancel_rest()
+                return RunOutcome.CANCELED, "the run was canceled"
+            if failure is not None:
+                self.cancel_rest()
+                return RunOutcome.FAILED, failure
+        return None
 
     def canceled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()

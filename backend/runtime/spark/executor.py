@@ -16,7 +16,8 @@
 
 Every JobEdge is a shuffle boundary, so a Spark stage runs exactly one vertex (the last
 stage runs the union of the vertices without outputs). The listener learns which RDD
-ids are anchors, and so maps (stage, partition) to (vertex, subtask).
+ids are anchors, and so maps (stage, partition) to (vertex, subtask); the result lists
+the stages as Spark ran them.
 
 The vertices without outputs end in one `collect()`: each of their subtasks returns a
 `SubtaskSummary` with its sinks' outputs. The job carries a tag of its own: the listener
@@ -98,7 +99,9 @@ def run_on_spark(
     if cancel is not None and cancel.is_set():
         _publish_all(publish, slots, ExecutionState.CANCELED)
         details["seconds"] = round(time.perf_counter() - started, 6)
-        return RunResult(RunOutcome.CANCELED, error="the run was canceled", details=details)
+        return RunResult(
+            RunOutcome.CANCELED, error="the run was canceled", details=details, stages=()
+        )
 
     tag = _job_tag(run_key)
     details["jobTag"] = tag
@@ -112,7 +115,9 @@ def run_on_spark(
             logger.exception("could not build the Spark job of run %s", run_key)
             tracker.finish(False, None, source="driver")
             details["seconds"] = round(time.perf_counter() - started, 6)
-            return RunResult(RunOutcome.FAILED, error=_short(build_error), details=details)
+            return RunResult(
+                RunOutcome.FAILED, error=_short(build_error), details=details, stages=()
+            )
         outcome, error = job.run(tag, cancel, run_key, timeout)
         # A job that ran ends on the listener soon after the action returns; a failure
         # before Spark took the job (e.g. a plan that cannot be pickled) has no job.
@@ -133,7 +138,9 @@ def run_on_spark(
         (sink for summary in job.summaries for sink in summary.sinks),
         key=lambda s: (s.node, s.subtask),
     )
-    return RunResult(outcome, sinks=tuple(sinks), error=error, details=details)
+    return RunResult(
+        outcome, sinks=tuple(sinks), error=error, details=details, stages=tracker.stages()
+    )
 
 
 @dataclass(slots=True)
@@ -181,6 +188,7 @@ class _Job:
                     own = _partition_range(context, shared, offset, count)
                     if len(self.plan.vertex(output.consumer).inputs) > 1:
                         # A union needs the shared partitioner: place the range once more.
+                        self.tracker.add_move(own.id(), output.edge)
                         own = own.mapPartitionsWithIndex(Rekey()).partitionBy(count, target_of)
                     edges[output.consumer, output.consumer_input] = own
         if not outputs:

@@ -11,6 +11,9 @@ so the hub hands each event to the `RunTracker` of the run it belongs to:
   ids are unique in the context). A stage contains exactly one such RDD, or the union
   of the output vertices for the final stage, and its partition index is the subtask.
 
+The tracker also keeps every stage of the run's job as Spark ran it (`stages`): its
+vertices, the stages it read, when it was submitted and completed, and whether it failed.
+
 The tracker publishes what only the driver sees: SCHEDULED (stage submitted),
 DEPLOYING (task launched), the end of every attempt (FINISHED as a confirmation,
 FAILED with the error, CANCELED when killed) and, when the job ends unsuccessfully,
@@ -24,9 +27,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from runtime.events import ExecutionState, SubtaskEvent
+from runtime.events import ExecutionState, StageRun, SubtaskEvent
 from runtime.spark.errors import python_error_text
 
 if TYPE_CHECKING:
@@ -52,6 +56,10 @@ class RunTracker:
         self._subtasks = tuple(subtasks)
         self._layouts: dict[int, tuple[Slot, ...]] = {}
         self._stages: dict[int, tuple[Slot, ...]] = {}
+        self._moves: dict[int, int] = {}
+        """RDD id -> the StreamEdge whose records a stage computing it moves again."""
+        self._stage_runs: dict[tuple[int, int], StageRun] = {}
+        """(stage id, attempt) -> what was seen of it."""
         self._attempts: dict[Slot, tuple[int, ExecutionState]] = {}
         self._lock = threading.Lock()
         self._job_started = threading.Event()
@@ -66,6 +74,16 @@ class RunTracker:
         """Partition i of a stage that computes RDD `rdd_id` is subtask `slots[i]`."""
         with self._lock:
             self._layouts[rdd_id] = tuple(slots)
+
+    def add_move(self, rdd_id: int, edge: int) -> None:
+        """A stage that computes RDD `rdd_id` runs no vertex: it moves `edge`'s records."""
+        with self._lock:
+            self._moves[rdd_id] = edge
+
+    def stages(self) -> tuple[StageRun, ...]:
+        """Every stage attempt of the run's job seen so far, by stage id and attempt."""
+        with self._lock:
+            return tuple(self._stage_runs[key] for key in sorted(self._stage_runs))
 
     def cancelling(self) -> None:
         """Publish CANCELING for every subtask that has not ended."""
@@ -90,15 +108,33 @@ class RunTracker:
     def job_start(self) -> None:
         self._job_started.set()
 
-    def stage_submitted(self, stage_id: int, rdd_ids: Iterable[int]) -> bool:
+    def stage_submitted(
+        self,
+        stage_id: int,
+        rdd_ids: Iterable[int],
+        *,
+        attempt: int = 0,
+        parents: Iterable[int] = (),
+        submitted: float | None = None,
+    ) -> bool:
         """Map the stage to its subtasks; False if it runs none of this run's vertices."""
         now = time.time()
+        rdds = list(rdd_ids)
         with self._lock:
-            known = [rdd_id for rdd_id in rdd_ids if rdd_id in self._layouts]
+            known = [rdd_id for rdd_id in rdds if rdd_id in self._layouts]
+            # The union of the output vertices is created after them: the highest id wins.
+            layout = self._layouts[max(known)] if known else ()
+            moves = [self._moves[r] for r in rdds if r in self._moves and not known]
+            self._stage_runs[stage_id, attempt] = StageRun(
+                stage=stage_id,
+                attempt=attempt,
+                vertices=tuple(dict.fromkeys(vertex for vertex, _ in layout)),
+                edge=moves[0] if moves else None,
+                parents=tuple(sorted(parents)),
+                submitted=now if submitted is None else submitted,
+            )
             if not known:
                 return False
-            # The union of the output vertices is created after them: the highest id wins.
-            layout = self._layouts[max(known)]
             self._stages[stage_id] = layout
             for slot in layout:
                 attempt, state = self._attempts.get(slot, (0, ExecutionState.CREATED))
@@ -106,6 +142,15 @@ class RunTracker:
                     self._attempts[slot] = (attempt, ExecutionState.SCHEDULED)
                     self._emit(slot, attempt, ExecutionState.SCHEDULED, now)
             return True
+
+    def stage_completed(
+        self, stage_id: int, attempt: int, *, failed: bool, completed: float | None = None
+    ) -> None:
+        with self._lock:
+            seen = self._stage_runs.get((stage_id, attempt))
+            if seen is not None:
+                ended = time.time() if completed is None else completed
+                self._stage_runs[stage_id, attempt] = replace(seen, completed=ended, failed=failed)
 
     def task_started(self, stage_id: int, index: int, attempt: int, launched: float) -> None:
         with self._lock:
@@ -278,9 +323,33 @@ class ListenerHub:
                 return
             infos = info.rddInfos()
             rdd_ids = [int(infos.apply(i).id()) for i in range(infos.size())]
-            tracker.stage_submitted(stage_id, rdd_ids)
+            parents = info.parentIds()
+            tracker.stage_submitted(
+                stage_id,
+                rdd_ids,
+                attempt=int(info.attemptNumber()),
+                parents=[int(parents.apply(i)) for i in range(parents.size())],
+                submitted=_seconds(info.submissionTime()),
+            )
         except Exception:
             logger.exception("onStageSubmitted")
+
+    def onStageCompleted(self, event: Any) -> None:
+        try:
+            info = event.stageInfo()
+            stage_id = int(info.stageId())
+            with self._lock:
+                tracker = self._by_stage.get(stage_id)
+            if tracker is None:
+                return
+            tracker.stage_completed(
+                stage_id,
+                int(info.attemptNumber()),
+                failed=bool(info.failureReason().isDefined()),
+                completed=_seconds(info.completionTime()),
+            )
+        except Exception:
+            logger.exception("onStageCompleted")
 
     def onTaskStart(self, event: Any) -> None:
         try:
@@ -340,6 +409,11 @@ class ListenerHub:
 
 def _ignore(*_args: object) -> None:
     return None
+
+
+def _seconds(milliseconds: Any) -> float | None:
+    """A Scala `Option[Long]` of epoch milliseconds, in seconds."""
+    return int(milliseconds.get()) / 1000.0 if milliseconds.isDefined() else None
 
 
 def _scala_context(context: SparkContext) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.events import ExecutionState, SubtaskEvent
+from runtime.events import ExecutionState, StageRun, SubtaskEvent
 from runtime.spark.listener import RunTracker
 
 A, B = "a" * 32, "b" * 32
@@ -95,3 +95,25 @@ def test_without_a_job_the_executor_ends_every_subtask():
         ("b", 0, 0, "CANCELED"),
     ]
     assert {e.source for e in published} == {"driver"}
+
+
+def test_every_stage_of_the_job_is_kept_with_its_vertices_parents_and_times():
+    run, published = tracker()
+    run.add_layout(30, [(A, 0), (A, 1), (B, 0)])  # the union of the output vertices
+    run.add_move(40, 6)
+    run.stage_submitted(3, [9, 10], submitted=1.0)
+    run.stage_submitted(4, [40, 41], parents=[3], submitted=2.0)  # moves edge 6 again
+    run.stage_submitted(5, [10, 20, 30], parents=[4, 3], submitted=3.0)
+    run.stage_completed(3, 0, failed=False, completed=1.5)
+    run.stage_completed(4, 0, failed=True, completed=2.5)
+    run.stage_submitted(4, [40], attempt=1, parents=[3], submitted=2.6)
+    run.stage_completed(4, 1, failed=False, completed=2.8)
+    run.stage_completed(8, 0, failed=False)  # never submitted: not the run's
+    assert run.stages() == (
+        StageRun(3, 0, (A,), submitted=1.0, completed=1.5),
+        StageRun(4, 0, (), edge=6, parents=(3,), submitted=2.0, completed=2.5, failed=True),
+        StageRun(4, 1, (), edge=6, parents=(3,), submitted=2.6, completed=2.8),
+        StageRun(5, 0, (A, B), parents=(3, 4), submitted=3.0),
+    )
+    # A stage that runs no vertex publishes nothing.
+    assert {e.vertex for e in published} == {A, B}
