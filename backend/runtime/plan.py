@@ -52,6 +52,8 @@ class ChainCode:
 class NodeOut:
     """One out-edge of an operator, in edge order: to a chained operator or a network output."""
 
+    edge: int
+    """The StreamEdge's index in the document."""
     tag: str | None
     """The side output it carries (None: the main output)."""
     node: int | None
@@ -108,6 +110,8 @@ class OutputEdge:
     """Its position among the consumer vertex's inputs."""
     consumer_parallelism: int
     partitioner: str
+    result_partition_type: str
+    """The exchange Flink plans for the JobEdge (`PIPELINED_BOUNDED`, `BLOCKING`, ...)."""
     router: Router
 
 

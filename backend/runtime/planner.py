@@ -150,7 +150,7 @@ def build_run_plan(
         outputs = []
         position_of_edge: dict[int, int] = {}
         for position, stream_edge in enumerate(chain.transitive_out_edges):
-            consumer_id, consumer_input, _job_edge = consumed[stream_edge.index]
+            consumer_id, consumer_input, job_edge = consumed[stream_edge.index]
             position_of_edge[stream_edge.index] = position
             outputs.append(
                 OutputEdge(
@@ -160,8 +160,9 @@ def build_run_plan(
                     tag=stream_edge.side_output_tag,
                     consumer=consumer_id,
                     consumer_input=consumer_input,
-                    consumer_parallelism=execution_vertex[_job_edge.target].parallelism,
+                    consumer_parallelism=execution_vertex[job_edge.target].parallelism,
                     partitioner=stream_edge.partitioner.value,
+                    result_partition_type=job_edge.result_partition_type.value,
                     router=routers[stream_edge.index],
                 )
             )
@@ -222,6 +223,7 @@ def _node_plan(
         output = position_of_edge.get(edge.index)
         outs.append(
             NodeOut(
+                edge=edge.index,
                 tag=edge.side_output_tag,
                 node=edge.target if output is None else None,
                 output=output,

@@ -17,7 +17,7 @@
 Every JobEdge is a shuffle boundary, so a Spark stage runs exactly one vertex (the last
 stage runs the union of the vertices without outputs). The listener learns which RDD
 ids are anchors, and so maps (stage, partition) to (vertex, subtask); the result lists
-the stages as Spark ran them.
+the stages as Spark ran them, which `runtime.stages` lays out from the plan alone.
 
 The vertices without outputs end in one `collect()`: each of their subtasks returns a
 `SubtaskSummary` with its sinks' outputs. The job carries a tag of its own: the listener

@@ -26,6 +26,7 @@ from runtime.plan import RunPlan
 from runtime.planner import RunOptions, build_run_plan
 from runtime.spark.executor import run_on_spark
 from runtime.spark.session import Session, SparkSettings, get_session, stop_session
+from runtime.stages import ExecutionReport, describe_execution
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 RUN_TIMEOUT = 300.0
@@ -187,3 +188,24 @@ def monitor_of(plan: RunPlan, events: list[SubtaskEvent]) -> RunMonitor:
     )
     monitor.apply(events)
     return monitor
+
+
+def reported_stages(plan: RunPlan, result: RunResult) -> ExecutionReport:
+    """The run's stages as Spark reported them, checked against the plan's: the same
+    stages, each reading the stages the plan says it reads (Spark's parent stages) and
+    submitted only once they had completed."""
+    assert result.stages is not None
+    planned = describe_execution(plan, executor="spark")
+    report = planned.observed(result.stages)
+    assert sorted((sorted(s.vertices), s.edge or -1) for s in report.stages) == sorted(
+        (sorted(s.vertices), s.edge or -1) for s in planned.stages
+    )
+    number_of = {s.stage_id: s.number for s in report.stages}
+    for stage in report.stages:
+        attempts = [r for r in result.stages if r.stage == stage.stage_id]
+        assert {number_of[p] for p in attempts[-1].parents} == set(stage.after)
+        for number in stage.after:
+            read = report.stages[number - 1]
+            assert read.completed is not None and stage.submitted is not None
+            assert read.completed <= stage.submitted
+    return report

@@ -11,8 +11,16 @@ from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
 from runtime.local import run_locally
 from runtime.plan import Fault
 from runtime.spark.session import Session
+from runtime.stages import StageStatus
 from tests.runtime.builders import Doc
-from tests.runtime.spark.conftest import monitor_of, plan_of, received, run_local, run_spark
+from tests.runtime.spark.conftest import (
+    monitor_of,
+    plan_of,
+    received,
+    reported_stages,
+    run_local,
+    run_spark,
+)
 
 LINES = [
     "to be or not to be",
@@ -49,6 +57,11 @@ def test_sink_previews_equal_the_reference(spark: Session, mode: str):
     result = run_spark(spark, plan)
     assert result.outcome is RunOutcome.FINISHED, result.error
     assert previews(result) == previews(reference)
+    # Either mode runs as three stages, one after the other, as the plan says.
+    stages = reported_stages(plan, result).stages
+    assert [(s.vertices, s.status) for s in stages] == [
+        ((v.id,), StageStatus.FINISHED) for v in plan.vertices
+    ]
     assert [(s.node, s.subtask, s.records) for s in result.sinks] == [
         (s.node, s.subtask, s.records) for s in sorted(reference.sinks, key=lambda s: s.subtask)
     ]

@@ -12,7 +12,13 @@ from compiler.keygroups import assign_to_key_group, key_group_range
 from runtime.events import RunOutcome
 from runtime.spark.session import Session
 from tests.runtime.builders import Doc
-from tests.runtime.spark.conftest import plan_of, received, run_local, run_spark
+from tests.runtime.spark.conftest import (
+    plan_of,
+    received,
+    reported_stages,
+    run_local,
+    run_spark,
+)
 
 RECORDS = 120
 
@@ -139,6 +145,8 @@ def test_a_range_of_a_shared_shuffle_can_meet_other_inputs(spark: Session):
     reference = run_local(plan)
     assert received(result, 3) == received(reference, 3)
     assert received(result, 4) == received(reference, 4)
+    # The range meeting the other input is moved again, by a stage of its own.
+    assert [s.edge for s in reported_stages(plan, result).stages].count(0) == 1
 
 
 def test_inputs_of_several_edges_meet_in_their_subtasks(spark: Session):

@@ -1,0 +1,326 @@
+"""How a run plan executes, beside the exchanges Flink plans for it.
+
+Flink runs a STREAMING job with all its vertices deployed at once, records flowing
+through PIPELINED_BOUNDED exchanges as they are produced; a BATCH job region by region,
+through BLOCKING exchanges. The runtime runs both the same way, as a bounded batch job:
+
+- on Spark (`runtime.spark.executor`) every source reads its whole input, and every
+  JobEdge is a shuffle that its producer's stage writes whole (to Spark's shuffle files)
+  before its consumer's stage starts; a chained edge is a call inside one task. A stage
+  runs one vertex with outputs, and the vertices without outputs share the last stage.
+  An edge from a vertex with several outputs into a vertex with several inputs is moved
+  once more, by a stage of its own (`tasks.Rekey`).
+- the local executor (`runtime.local`) runs one vertex after the other in plan order,
+  each JobEdge's records held in memory until its consumer runs.
+
+`describe_execution(plan, executor=...)` says so for one plan, stage by stage and edge by
+edge, in the order the plan implies; `ExecutionReport.observed(stages)` puts in the
+stages the executor reported (`runtime.events.StageRun`), in the order they ran.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any
+
+from runtime.events import StageRun
+from runtime.plan import RunPlan, VertexPlan
+
+EXECUTORS = ("spark", "local")
+
+
+class Handoff(Enum):
+    """How records crossed an edge."""
+
+    IN_TASK = "in-task"
+    """A chained edge: the producer calls the consumer inside one task, record by record."""
+    SHUFFLE = "shuffle"
+    """Written whole to Spark's shuffle files by the producer's stage, read by the
+    consumer's stage once that stage has finished."""
+    SHUFFLE_TWICE = "shuffle-twice"
+    """A shuffle whose consumer's range is shuffled again by a stage of its own."""
+    IN_MEMORY = "in-memory"
+    """Held in memory whole until the consumer ran (the local executor)."""
+
+
+class StageStatus(Enum):
+    PLANNED = "planned"
+    """Not reported by the executor (yet): the plan's stage."""
+    FINISHED = "finished"
+    FAILED = "failed"
+    UNFINISHED = "unfinished"
+    """It began and never completed (the run was canceled)."""
+    NOT_RUN = "not-run"
+    """The run ended before it began."""
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorRef:
+    node: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class StageReport:
+    number: int
+    """1-based: the order the stages ran in, or the plan's order."""
+    vertices: tuple[str, ...]
+    edge: int | None
+    """For a stage that only moves an edge's records again: that StreamEdge."""
+    after: tuple[int, ...]
+    """The stages whose output it reads: it starts once they have finished."""
+    status: StageStatus
+    stage_id: int | None = None
+    """Spark's stage id (the local executor: the vertex's position)."""
+    attempts: int = 0
+    submitted: float | None = None
+    completed: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "vertices": list(self.vertices),
+            "edge": self.edge,
+            "after": list(self.after),
+            "status": self.status.value,
+            "stageId": self.stage_id,
+            "attempts": self.attempts,
+            "submitted": self.submitted,
+            "completed": self.completed,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeReport:
+    """One StreamEdge: what Flink plans for it, and how the executor moved its records."""
+
+    edge: int
+    """The StreamEdge's index in the document."""
+    source: OperatorRef
+    target: OperatorRef
+    partitioner: str
+    result_partition_type: str | None
+    """Flink's planned exchange of the JobEdge; None for a chained edge (no exchange)."""
+    handoff: Handoff
+    producer_stage: int
+    consumer_stage: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "edge": self.edge,
+            "source": {"node": self.source.node, "name": self.source.name},
+            "target": {"node": self.target.node, "name": self.target.name},
+            "partitioner": self.partitioner,
+            "resultPartitionType": self.result_partition_type,
+            "handoff": self.handoff.value,
+            "producerStage": self.producer_stage,
+            "consumerStage": self.consumer_stage,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionReport:
+    executor: str
+    runtime_mode: str
+    """The pipeline's planned mode, STREAMING or BATCH."""
+    sources: tuple[OperatorRef, ...]
+    """Each reads its whole input: the runtime's inputs are bounded."""
+    stages: tuple[StageReport, ...]
+    exchanges: tuple[ExchangeReport, ...]
+    """Every StreamEdge, in document order."""
+    reported: bool = False
+    """True once the stages are the ones the executor reported, in the order they ran."""
+
+    def observed(self, runs: Iterable[StageRun]) -> ExecutionReport:
+        """The report with the stages the executor saw (every attempt of each), numbered
+        in the order they began; planned stages it never began come last, not run. A
+        reported stage the plan lacks is listed too: what is shown is what ran."""
+        attempts: dict[int, list[StageRun]] = {}
+        for run in runs:
+            attempts.setdefault(run.stage, []).append(run)
+        by_key = {(frozenset(s.vertices), s.edge): s for s in self.stages}
+        matched: dict[int, StageReport] = {}
+        extra: list[StageReport] = []
+        for stage_id in sorted(attempts):
+            seen = sorted(attempts[stage_id], key=lambda r: r.attempt)
+            last = seen[-1]
+            planned = by_key.get((frozenset(last.vertices), last.edge))
+            base = planned or StageReport(0, last.vertices, last.edge, (), StageStatus.PLANNED)
+            if planned is not None and planned.number in matched:
+                base = replace(planned, number=0, after=())  # seen twice: keep both
+            report = replace(
+                base,
+                status=_status(last),
+                stage_id=stage_id,
+                attempts=len(seen),
+                submitted=min((r.submitted for r in seen if r.submitted is not None), default=None),
+                completed=last.completed,
+            )
+            if base.number:
+                matched[base.number] = report
+            else:
+                extra.append(report)
+        began = sorted(
+            [*matched.values(), *extra],
+            key=lambda s: (math.inf if s.submitted is None else s.submitted, s.stage_id or 0),
+        )
+        never = [
+            replace(s, status=StageStatus.NOT_RUN) for s in self.stages if s.number not in matched
+        ]
+        ordered = [*began, *never]
+        renumber = {s.number: n for n, s in enumerate(ordered, 1) if s.number}
+        stages = tuple(
+            replace(s, number=n, after=tuple(sorted(renumber[a] for a in s.after)))
+            for n, s in enumerate(ordered, 1)
+        )
+        exchanges = tuple(
+            replace(
+                e,
+                producer_stage=renumber[e.producer_stage],
+                consumer_stage=renumber[e.consumer_stage],
+            )
+            for e in self.exchanges
+        )
+        return replace(self, stages=stages, exchanges=exchanges, reported=True)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "executor": self.executor,
+            "runtimeMode": self.runtime_mode,
+            "sources": [{"node": s.node, "name": s.name} for s in self.sources],
+            "stagesReported": self.reported,
+            "stages": [s.to_json() for s in self.stages],
+            "exchanges": [e.to_json() for e in self.exchanges],
+        }
+
+
+def describe_execution(plan: RunPlan, *, executor: str) -> ExecutionReport:
+    """How `executor` (`spark` or `local`) runs `plan`, in the order the plan implies."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}")
+    layout = _spark_layout(plan) if executor == "spark" else _local_layout(plan)
+    stages = tuple(
+        StageReport(number, vertices, edge, after, StageStatus.PLANNED)
+        for number, (vertices, edge, after) in enumerate(layout.stages, 1)
+    )
+    exchanges: list[ExchangeReport] = []
+    for vertex in plan.vertices:
+        stage = layout.stage_of[vertex.id]
+        for node in (*vertex.chained_sources, *vertex.nodes):
+            for out in node.outs:
+                if out.node is not None:
+                    exchanges.append(
+                        ExchangeReport(
+                            edge=out.edge,
+                            source=OperatorRef(node.id, node.name),
+                            target=_operator(vertex, out.node),
+                            partitioner="FORWARD",  # only FORWARD edges chain
+                            result_partition_type=None,
+                            handoff=Handoff.IN_TASK,
+                            producer_stage=stage,
+                            consumer_stage=stage,
+                        )
+                    )
+                    continue
+                assert out.output is not None
+                output = vertex.outputs[out.output]
+                consumer = plan.vertex(output.consumer)
+                again = output.edge in layout.moved_by
+                exchanges.append(
+                    ExchangeReport(
+                        edge=output.edge,
+                        source=OperatorRef(node.id, node.name),
+                        # A network input always feeds the head of its consumer's chain.
+                        target=_operator(consumer, consumer.head),
+                        partitioner=output.partitioner,
+                        result_partition_type=output.result_partition_type,
+                        handoff=(
+                            Handoff.IN_MEMORY
+                            if executor == "local"
+                            else Handoff.SHUFFLE_TWICE
+                            if again
+                            else Handoff.SHUFFLE
+                        ),
+                        producer_stage=stage,
+                        consumer_stage=layout.stage_of[consumer.id],
+                    )
+                )
+    sources = tuple(_operator(vertex, node) for vertex in plan.vertices for node in vertex.sources)
+    return ExecutionReport(
+        executor=executor,
+        runtime_mode=plan.runtime_mode,
+        sources=sources,
+        stages=stages,
+        exchanges=tuple(sorted(exchanges, key=lambda e: e.edge)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    stages: list[tuple[tuple[str, ...], int | None, tuple[int, ...]]]
+    """(vertices, edge, after) per stage, in the plan's order; stage numbers are 1-based."""
+    stage_of: dict[str, int]
+    moved_by: dict[int, int]
+    """StreamEdge -> the stage that moves its records again."""
+
+
+def _spark_layout(plan: RunPlan) -> _Layout:
+    """The stages `runtime.spark.executor` builds: see the module docstring."""
+    layout = _Layout([], {}, {})
+    several_inputs = {v.id for v in plan.vertices if len(v.inputs) > 1}
+
+    def reads(vertex: VertexPlan) -> list[int]:
+        return [layout.moved_by.get(i.edge, layout.stage_of[i.producer]) for i in vertex.inputs]
+
+    def add(vertices: tuple[str, ...], edge: int | None, after: Iterable[int]) -> int:
+        layout.stages.append((vertices, edge, tuple(sorted(set(after)))))
+        return len(layout.stages)
+
+    for vertex in plan.vertices:
+        if not vertex.outputs:
+            continue
+        stage = layout.stage_of[vertex.id] = add((vertex.id,), None, reads(vertex))
+        if len(vertex.outputs) > 1:
+            for output in vertex.outputs:
+                if output.consumer in several_inputs:
+                    layout.moved_by[output.edge] = add((), output.edge, (stage,))
+    last = [v for v in plan.vertices if not v.outputs]
+    stage = add(tuple(v.id for v in last), None, [s for v in last for s in reads(v)])
+    for vertex in last:
+        layout.stage_of[vertex.id] = stage
+    return layout
+
+
+def _local_layout(plan: RunPlan) -> _Layout:
+    """One stage per vertex, in plan order (`runtime.local`)."""
+    layout = _Layout([], {}, {})
+    for number, vertex in enumerate(plan.vertices, 1):
+        after = tuple(sorted({layout.stage_of[i.producer] for i in vertex.inputs}))
+        layout.stages.append(((vertex.id,), None, after))
+        layout.stage_of[vertex.id] = number
+    return layout
+
+
+def _operator(vertex: VertexPlan, node: int) -> OperatorRef:
+    return OperatorRef(node, vertex.node(node).name)
+
+
+def _status(run: StageRun) -> StageStatus:
+    if run.failed:
+        return StageStatus.FAILED
+    return StageStatus.UNFINISHED if run.completed is None else StageStatus.FINISHED
+
+
+__all__ = [
+    "EXECUTORS",
+    "ExchangeReport",
+    "ExecutionReport",
+    "Handoff",
+    "OperatorRef",
+    "StageReport",
+    "StageStatus",
+    "describe_execution",
+]
