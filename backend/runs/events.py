@@ -18,9 +18,11 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
+from compiler.model import Partitioner, ResultPartitionType, RuntimeMode
 from config.messages import ErrorBody, UserRef, WireMessage, ts_type
 from runs.models import RunStatus
 from runtime.events import ExecutionState
+from runtime.stages import Handoff, StageStatus
 
 # Inbound ------------------------------------------------------------------------------
 
@@ -112,6 +114,69 @@ class SinkOutput(WireMessage):
     """Files written, relative to the workspace's data folder."""
 
 
+class OperatorRef(WireMessage):
+    node: int
+    """The StreamNode id."""
+    name: str
+
+
+class RunStage(WireMessage):
+    """One stage of the run: a Spark stage (the local executor: one vertex)."""
+
+    number: int
+    """1-based: the order the stages began in once the executor reported them
+    (`RunExecution.stagesReported`), else the order the plan implies."""
+    vertices: list[str]
+    """The JobVertexIDs whose subtasks it runs: one, or every vertex without outputs."""
+    edge: int | None
+    """For a stage that runs no vertex: the StreamEdge whose records it shuffles once more."""
+    after: list[int]
+    """The stages whose output it reads: it begins once they have finished."""
+    status: StageStatus
+    stageId: int | None
+    """Spark's stage id (the local executor: the vertex's position); null until reported."""
+    attempts: int
+    submitted: float | None
+    """Seconds since the epoch."""
+    completed: float | None
+
+
+class RunExchange(WireMessage):
+    """One StreamEdge: the exchange Flink plans for it, and how the executor moved it."""
+
+    edge: int
+    """The StreamEdge's index in the version's document."""
+    source: OperatorRef
+    target: OperatorRef
+    partitioner: Partitioner
+    resultPartitionType: ResultPartitionType | None
+    """Flink's planned result partition type of the JobEdge; null for a chained edge,
+    which Flink runs inside one task with no exchange."""
+    handoff: Handoff
+    """`in-task`: a call inside one task; `shuffle`: written whole to Spark's shuffle files
+    by the producer's stage, read once it finished; `shuffle-twice`: shuffled again by a
+    stage of its own; `in-memory`: held whole until its consumer ran (local executor)."""
+    producerStage: int
+    consumerStage: int
+
+
+class RunExecution(WireMessage):
+    """How the run executes, beside Flink's plan (`runtime.stages`): every source reads
+    its whole input, stages run in their order, exchanges are moved as `handoff` says,
+    whatever the pipeline's planned `runtimeMode` (Flink would run STREAMING with its
+    exchanges pipelined, BATCH with blocking ones)."""
+
+    executor: Literal["spark", "local"]
+    runtimeMode: RuntimeMode
+    sources: list[OperatorRef]
+    stagesReported: bool
+    """True once the stages are those the executor reported, in the order they began;
+    false while they are the plan's."""
+    stages: list[RunStage]
+    exchanges: list[RunExchange]
+    """Every StreamEdge, in document order."""
+
+
 class RunFields(WireMessage):
     """The run's own fields that change while it runs; an update carries the changed ones:
     a field left out is unchanged, a field given as null was cleared (`encode` sends only
@@ -127,6 +192,7 @@ class RunFields(WireMessage):
     worker: str | None = None
     sinks: list[SinkOutput] | None = None
     details: Annotated[dict[str, Any], ts_type("JsonObject")] | None = None
+    execution: RunExecution | None = None
 
 
 class RunSummary(WireMessage):
@@ -164,6 +230,8 @@ class RunDetail(RunSummary):
     sinks: list[SinkOutput]
     details: Annotated[dict[str, Any], ts_type("JsonObject")]
     """Facts from the executor (`applicationId`, `executor`, ...)."""
+    execution: RunExecution | None
+    """How it executes beside Flink's plan; null until a worker planned it."""
     seq: int
     """The last journal entry this state includes."""
     vertices: list[Vertex]

@@ -10,6 +10,8 @@ executor) in a thread of its own. This thread becomes the run's collector:
   which `runs.journal` publishes to the run's websocket clients after commit;
 - it keeps the run's heartbeat (`RUN_HEARTBEAT_SECONDS`) and gives the run up if
   someone else ended it (`run_mark_lost` after a long stall);
+- before the executor starts, it stores how the plan executes beside Flink's plan
+  (`runtime.stages`), and at the end the stages the executor reported;
 - it turns a cancel request (a message on the run's control channel, or the run's
   status, read every `POLL_SECONDS`) and the soft time limit into the executor's
   cancel event;
@@ -48,6 +50,7 @@ from runtime.monitoring import NO_CHANGES, Changes, RunMonitor
 from runtime.parameters import document_for_run, injected_faults
 from runtime.plan import RunPlan
 from runtime.planner import RunOptions, RunPlanError, build_run_plan
+from runtime.stages import ExecutionReport, describe_execution
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +84,7 @@ def run_execute(
         return
     try:
         plan = _plan(run, profile)
+        execution = describe_execution(plan, executor=settings.RUN_EXECUTOR)
     except Exception as error:
         logger.exception("run %s could not be planned", run_id)
         known = isinstance(error, RunPlanError)
@@ -91,6 +95,7 @@ def run_execute(
         plan,
         master=profile.master,
         executor=executor_for(settings.RUN_EXECUTOR, redis_url=settings.REDIS_URL),
+        execution=execution,
         soft_time_limit=soft_time_limit,
         time_limit=time_limit,
     )
@@ -160,6 +165,7 @@ class Collector:
         *,
         master: str,
         executor: Executor,
+        execution: ExecutionReport | None = None,
         soft_time_limit: float | None = None,
         time_limit: float | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -169,6 +175,9 @@ class Collector:
         self.master = master
         self.plan = plan
         self.executor = executor
+        self.execution = execution
+        """How the plan executes; stored before the executor starts and with the stages
+        it reports at the end."""
         self.clock = clock
         started = clock()
         self.soft_deadline = None if soft_time_limit is None else started + soft_time_limit
@@ -199,6 +208,8 @@ class Collector:
         try:
             self._subscribe()
             self._poll(self.clock())  # cancelled while it was being planned?
+            if self.execution is not None and not self.given_up:
+                self._save(execution=self.execution.to_json())
             threading.Thread(
                 target=self._execute, name=f"run-{self.run_id}-executor", daemon=True
             ).start()
@@ -404,7 +415,11 @@ class Collector:
         events, changes = self.monitor.finish(result.outcome, timestamp=time.time())
         self.unsaved += events
         self.changes |= changes
+        execution = {}
+        if self.execution is not None and result.stages is not None:
+            execution["execution"] = self.execution.observed(result.stages).to_json()
         self._save(
+            **execution,
             status=RunStatus(result.outcome.value),
             # A cancel is not an error: only a failed run says what went wrong.
             error=(result.error or "") if result.outcome is RunOutcome.FAILED else "",

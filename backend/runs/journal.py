@@ -51,6 +51,7 @@ _SAVED_FIELDS = (
     "heartbeat_at",
     "sinks",
     "details",
+    "execution",
     "seq",
     "state",
     "state_seq",
@@ -76,6 +77,7 @@ def run_fields(run: Run) -> dict[str, Any]:
         "worker": run.worker or None,
         "sinks": run.sinks,
         "details": run.details,
+        "execution": run.execution,
     }
 
 

@@ -96,6 +96,9 @@ class Run(models.Model):
     """What each sink subtask wrote (`runtime.events.SinkOutput.to_json`), once finished."""
     details = models.JSONField(default=dict, blank=True)
     """Facts from the executor (application id, timings)."""
+    execution = models.JSONField(null=True, blank=True, default=None)
+    """How the run executes beside Flink's plan (`runtime.stages.ExecutionReport.to_json`):
+    its worker's plan, then the stages its executor reported; null until planned."""
 
     worker = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)

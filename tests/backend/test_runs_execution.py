@@ -18,7 +18,9 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
 
+from compiler.model import ResultPartitionType
 from runs import execution
+from runs.events import RunDetail
 from runs.execution import Collector, run_execute
 from runs.journal import run_monitor
 from runs.models import Run, RunEvent, RunStatus
@@ -375,6 +377,43 @@ def test_the_local_executor_runs_the_real_plan(queued: Run, settings: Any) -> No
     assert [v["recordsIn"] for v in detail["vertices"]] == [0, 100, 100]
     assert run.details["executor"] == "local"
     assert_journal_replays_to(run, detail)
+
+
+def test_how_the_run_executes_is_stored_before_it_starts_then_as_it_ran(
+    queued: Run, settings: Any
+) -> None:
+    settings.RUN_EXECUTOR = "local"
+    run_execute(run_id=queued.pk)
+    run, detail = stored(queued)
+    assert run.status == "FINISHED", run.error
+    entries = list(RunEvent.objects.filter(run=run).values_list("seq", "changes"))
+    planned = next(seq for seq, changes in entries if "execution" in changes["run"])
+    began = min(
+        seq for seq, changes in entries if any(s["state"] != "CREATED" for s in changes["subtasks"])
+    )
+    assert planned < began
+    first = dict(entries)[planned]["run"]["execution"]
+    assert first["stagesReported"] is False
+    assert {s["status"] for s in first["stages"]} == {"planned"}
+    # The detail reads as its wire model, with the stages the executor reported.
+    execution = RunDetail(**detail).execution
+    assert execution is not None and execution.stagesReported
+    assert (execution.executor, execution.runtimeMode.value) == ("local", "BATCH")
+    assert [(s.number, s.vertices, s.status.value) for s in execution.stages] == [
+        (n, [v["id"]], "finished") for n, v in enumerate(run.vertices, 1)
+    ]
+    assert [
+        (e.source.name, e.target.name, e.partitioner.value, e.handoff.value)
+        for e in execution.exchanges
+    ] == [
+        ("Source: Numbers", "Map", "REBALANCE", "in-memory"),
+        ("Map", "Sum", "HASH", "in-memory"),
+        ("Sum", "Sink: Collect", "FORWARD", "in-task"),
+    ]
+    assert [e.resultPartitionType for e in execution.exchanges][:2] == [
+        ResultPartitionType.BLOCKING,
+        ResultPartitionType.BLOCKING,
+    ]
 
 
 def test_an_injected_failure_is_retried_as_a_new_attempt(

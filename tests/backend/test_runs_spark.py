@@ -66,9 +66,16 @@ def test_a_run_on_spark_shows_every_subtask_and_writes_what_the_reference_writes
     # The client saw subtasks on their way, not only their end.
     seen = {s["state"] for update in updates for s in update["subtasks"]}
     assert {"SCHEDULED", "RUNNING", "FINISHED"} <= seen or {"DEPLOYING", "FINISHED"} <= seen
+    # Stage by stage, as Spark's listener reported them: each vertex one stage, in order.
+    execution = state["execution"]
+    assert execution["executor"] == "spark" and execution["stagesReported"] is True
+    assert [(s["vertices"], s["status"]) for s in execution["stages"]] == [
+        ([v["id"]], "finished") for v in state["vertices"]
+    ]
+    assert all(s["stageId"] is not None for s in execution["stages"])
     status, detail = http.call("GET", f"/api/runs/{run['id']}/")
     assert status == 200
-    for key in ("status", "seq", "vertices", "subtasks", "sinks"):
+    for key in ("status", "seq", "vertices", "subtasks", "sinks", "execution"):
         assert state[key] == detail[key], key
 
 

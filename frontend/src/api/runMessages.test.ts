@@ -34,6 +34,20 @@ const RUN =
   '"details":{"applicationId":"local-1700000000000","executor":"spark"},' +
   `"seq":3,"vertices":[${VERTEX}],"subtasks":[${SUBTASK}]}`;
 
+// How the run executed (`runtime.stages.ExecutionReport.to_json`): two stages, one shuffle.
+const EXECUTION =
+  '{"executor":"spark","runtimeMode":"STREAMING","sources":[{"node":1,"name":"Source: Numbers"}],' +
+  '"stagesReported":true,"stages":[{"number":1,"vertices":["0a448493b4782967b150582570326227"],' +
+  '"edge":null,"after":[],"status":"finished","stageId":4,"attempts":1,"submitted":10.5,' +
+  '"completed":11.25},{"number":2,"vertices":["e70bbd798b564e0a50e10e343f1ac56b"],"edge":null,' +
+  '"after":[1],"status":"finished","stageId":5,"attempts":1,"submitted":11.3,"completed":12.0}],' +
+  '"exchanges":[{"edge":0,"source":{"node":1,"name":"Source: Numbers"},' +
+  '"target":{"node":2,"name":"Map"},"partitioner":"FORWARD","resultPartitionType":null,' +
+  '"handoff":"in-task","producerStage":1,"consumerStage":1},{"edge":1,' +
+  '"source":{"node":2,"name":"Map"},"target":{"node":3,"name":"Sum"},"partitioner":"HASH",' +
+  '"resultPartitionType":"PIPELINED_BOUNDED","handoff":"shuffle","producerStage":1,' +
+  '"consumerStage":2}]}';
+
 function parsed(text: string): RunServerMessage {
   const result = parseRunMessage(text);
   if (!result.ok) {
@@ -103,6 +117,33 @@ describe("run monitor messages", () => {
     // A server that does not send it yet: nobody known.
     expect(readRunDetail(JSON.parse(RUN)).canceledBy).toBeNull();
     expect(() => readRunDetail({ ...canceled, canceledBy: "ada" })).toThrow("run.canceledBy");
+  });
+
+  it("reads how the run executed, in a detail and in an update", () => {
+    const run = readRunDetail({
+      ...(JSON.parse(RUN) as Record<string, unknown>),
+      execution: JSON.parse(EXECUTION) as unknown,
+    });
+    expect(run.execution?.stages.map((stage) => [stage.number, stage.after])).toEqual([
+      [1, []],
+      [2, [1]],
+    ]);
+    expect(run.execution?.exchanges[1]).toMatchObject({
+      partitioner: "HASH",
+      resultPartitionType: "PIPELINED_BOUNDED",
+      handoff: "shuffle",
+    });
+    // Before a worker planned it, or from a server that does not send it.
+    expect(readRunDetail(JSON.parse(RUN)).execution).toBeNull();
+    const message = parsed(
+      `{"type":"run_update","seq":2,"run":{"execution":${EXECUTION}},"vertices":[],"subtasks":[]}`,
+    );
+    expect(message.type === "run_update" && message.run.execution?.stagesReported).toBe(true);
+    expect(
+      refusal(
+        `{"type":"run_update","seq":2,"run":{"execution":${EXECUTION.replace('"in-task"', '"piped"')}}}`,
+      ),
+    ).toContain("run.execution.exchanges.0.handoff");
   });
 
   it("reads whole changed vertices and subtasks in an update", () => {

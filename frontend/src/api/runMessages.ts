@@ -27,13 +27,24 @@ import {
   type ErrorBody,
 } from "./read";
 import {
+  HANDOFF_VALUES,
+  PARTITIONER_VALUES,
+  RESULT_PARTITION_TYPE_VALUES,
+  RUNTIME_MODE_VALUES,
+  STAGE_STATUS_VALUES,
+} from "./generated/wire";
+import {
   CHANGING_RUN_FIELDS,
   EXECUTION_STATES,
   RUN_STATUSES,
   type Attempt,
   type ExecutionState,
+  type OperatorRef,
   type RunDetail,
+  type RunExchange,
+  type RunExecution,
   type RunFields,
+  type RunStage,
   type RunStatus,
   type RunVertex,
   type SinkOutput,
@@ -188,6 +199,66 @@ function readSink(value: Value, path: string): SinkOutput {
   };
 }
 
+function readOperator(value: Value, path: string): OperatorRef {
+  const raw = object(value, path);
+  return {
+    node: integer(field(raw, "node"), `${path}.node`),
+    name: string(field(raw, "name"), `${path}.name`),
+  };
+}
+
+function readStage(value: Value, path: string): RunStage {
+  const raw = object(value, path);
+  const at = (key: string): string => `${path}.${key}`;
+  return {
+    number: count(field(raw, "number"), at("number")),
+    vertices: items(field(raw, "vertices"), at("vertices"), string),
+    edge: nullable(count)(field(raw, "edge"), at("edge")),
+    after: items(field(raw, "after"), at("after"), count),
+    status: oneOf(STAGE_STATUS_VALUES, field(raw, "status"), at("status")),
+    stageId: nullable(count)(field(raw, "stageId"), at("stageId")),
+    attempts: count(field(raw, "attempts"), at("attempts")),
+    submitted: time(field(raw, "submitted"), at("submitted")),
+    completed: time(field(raw, "completed"), at("completed")),
+  };
+}
+
+function readExchange(value: Value, path: string): RunExchange {
+  const raw = object(value, path);
+  const at = (key: string): string => `${path}.${key}`;
+  const planned = field(raw, "resultPartitionType");
+  return {
+    edge: count(field(raw, "edge"), at("edge")),
+    source: readOperator(field(raw, "source"), at("source")),
+    target: readOperator(field(raw, "target"), at("target")),
+    partitioner: oneOf(PARTITIONER_VALUES, field(raw, "partitioner"), at("partitioner")),
+    resultPartitionType:
+      planned === null || planned === undefined
+        ? null
+        : oneOf(RESULT_PARTITION_TYPE_VALUES, planned, at("resultPartitionType")),
+    handoff: oneOf(HANDOFF_VALUES, field(raw, "handoff"), at("handoff")),
+    producerStage: count(field(raw, "producerStage"), at("producerStage")),
+    consumerStage: count(field(raw, "consumerStage"), at("consumerStage")),
+  };
+}
+
+/** How the run executes; null until a worker planned it (or from a server without it). */
+function readExecution(value: Value, path: string): RunExecution | null {
+  if (value === null || value === undefined) {
+    return null;
+  }
+  const raw = object(value, path);
+  const at = (key: string): string => `${path}.${key}`;
+  return {
+    executor: oneOf(["spark", "local"] as const, field(raw, "executor"), at("executor")),
+    runtimeMode: oneOf(RUNTIME_MODE_VALUES, field(raw, "runtimeMode"), at("runtimeMode")),
+    sources: items(field(raw, "sources"), at("sources"), readOperator),
+    stagesReported: boolean(field(raw, "stagesReported"), at("stagesReported")),
+    stages: items(field(raw, "stages"), at("stages"), readStage),
+    exchanges: items(field(raw, "exchanges"), at("exchanges"), readExchange),
+  };
+}
+
 function readDetails(value: Value, path: string): JsonObject {
   return value === undefined || value === null ? {} : object(value, path);
 }
@@ -214,6 +285,9 @@ function readRunFields(value: Value, path: string): RunFields {
         break;
       case "details":
         fields.details = readDetails(item, at);
+        break;
+      case "execution":
+        fields.execution = readExecution(item, at);
         break;
       default:
         fields[key] = nullableString(item, at);
@@ -244,6 +318,7 @@ export function readRunDetail(value: Value, path = "run"): RunDetail {
     canceledBy: nullable(readUser)(field(raw, "canceledBy") ?? null, at("canceledBy")),
     sinks: items(field(raw, "sinks"), at("sinks"), readSink),
     details: readDetails(field(raw, "details"), at("details")),
+    execution: readExecution(field(raw, "execution"), at("execution")),
     seq: count(field(raw, "seq"), at("seq")),
     vertices: items(field(raw, "vertices"), at("vertices"), readVertex),
     subtasks: items(field(raw, "subtasks"), at("subtasks"), readSubtask),

@@ -33,6 +33,13 @@ export type RunVertex = Wire.Vertex;
 /** What one subtask of a sink received. */
 export type SinkOutput = Wire.SinkOutput;
 
+/** How a run executes beside Flink's plan: its stages and every StreamEdge's exchange
+ * (planned by Flink, and as the executor moved it). */
+export type RunExecution = Wire.RunExecution;
+export type RunStage = Wire.RunStage;
+export type RunExchange = Wire.RunExchange;
+export type OperatorRef = Wire.OperatorRef;
+
 /** A run as lists show it. */
 export type RunSummary = Wire.RunSummary;
 
@@ -55,6 +62,7 @@ const CHANGING: Readonly<Record<ChangingRunField, true>> = {
   worker: true,
   sinks: true,
   details: true,
+  execution: true,
 };
 export const CHANGING_RUN_FIELDS = Object.keys(CHANGING) as readonly ChangingRunField[];
 /** The fields as the app holds them: a status or a list is never cleared. */

@@ -97,6 +97,7 @@ export function runDetail(overrides: Partial<RunDetail> = {}): RunDetail {
     canceledBy: null,
     sinks: [],
     details: {},
+    execution: null,
     seq: 0,
     vertices: [vertex()],
     subtasks: [subtask({ subtask: 0 }), subtask({ subtask: 1 })],

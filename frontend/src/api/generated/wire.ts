@@ -65,6 +65,24 @@ export type RunServerMessage = RunSnapshot | RunUpdate | RunErrorMessage;
  */
 export type RunStatus =
   "QUEUED" | "CREATED" | "RUNNING" | "CANCELING" | "FINISHED" | "FAILED" | "CANCELED";
+export type RuntimeMode = "STREAMING" | "BATCH";
+export type StageStatus = "planned" | "finished" | "failed" | "unfinished" | "not-run";
+/**
+ * Flink's StreamPartitioner classes, named by their `toString()` (the ship strategy).
+ */
+export type Partitioner =
+  "FORWARD" | "REBALANCE" | "RESCALE" | "SHUFFLE" | "HASH" | "BROADCAST" | "GLOBAL" | "CUSTOM";
+/**
+ * The result partition types a static JobGraph of this project can contain.
+ */
+export type ResultPartitionType =
+  "PIPELINED_BOUNDED" | "BLOCKING" | "HYBRID_FULL" | "HYBRID_SELECTIVE";
+/**
+ * `in-task`: a call inside one task; `shuffle`: written whole to Spark's shuffle files
+ * by the producer's stage, read once it finished; `shuffle-twice`: shuffled again by a
+ * stage of its own; `in-memory`: held whole until its consumer ran (local executor).
+ */
+export type Handoff = "in-task" | "shuffle" | "shuffle-twice" | "in-memory";
 /**
  * Flink's aggregate vertex status.
  */
@@ -500,6 +518,10 @@ export interface RunDetail {
    */
   readonly details: JsonObject;
   /**
+   * How it executes beside Flink's plan; null until a worker planned it.
+   */
+  readonly execution: RunExecution | null;
+  /**
    * The last journal entry this state includes.
    */
   readonly seq: number;
@@ -535,6 +557,87 @@ export interface SinkOutput {
    * Files written, relative to the workspace's data folder.
    */
   readonly files: readonly string[];
+}
+/**
+ * How the run executes, beside Flink's plan (`runtime.stages`): every source reads
+ * its whole input, stages run in their order, exchanges are moved as `handoff` says,
+ * whatever the pipeline's planned `runtimeMode` (Flink would run STREAMING with its
+ * exchanges pipelined, BATCH with blocking ones).
+ */
+export interface RunExecution {
+  readonly executor: "spark" | "local";
+  readonly runtimeMode: RuntimeMode;
+  readonly sources: readonly OperatorRef[];
+  /**
+   * True once the stages are those the executor reported, in the order they began;
+   * false while they are the plan's.
+   */
+  readonly stagesReported: boolean;
+  readonly stages: readonly RunStage[];
+  /**
+   * Every StreamEdge, in document order.
+   */
+  readonly exchanges: readonly RunExchange[];
+}
+export interface OperatorRef {
+  /**
+   * The StreamNode id.
+   */
+  readonly node: number;
+  readonly name: string;
+}
+/**
+ * One stage of the run: a Spark stage (the local executor: one vertex).
+ */
+export interface RunStage {
+  /**
+   * 1-based: the order the stages began in once the executor reported them
+   * (`RunExecution.stagesReported`), else the order the plan implies.
+   */
+  readonly number: number;
+  /**
+   * The JobVertexIDs whose subtasks it runs: one, or every vertex without outputs.
+   */
+  readonly vertices: readonly string[];
+  /**
+   * For a stage that runs no vertex: the StreamEdge whose records it shuffles once more.
+   */
+  readonly edge: number | null;
+  /**
+   * The stages whose output it reads: it begins once they have finished.
+   */
+  readonly after: readonly number[];
+  readonly status: StageStatus;
+  /**
+   * Spark's stage id (the local executor: the vertex's position); null until reported.
+   */
+  readonly stageId: number | null;
+  readonly attempts: number;
+  /**
+   * Seconds since the epoch.
+   */
+  readonly submitted: number | null;
+  readonly completed: number | null;
+}
+/**
+ * One StreamEdge: the exchange Flink plans for it, and how the executor moved it.
+ */
+export interface RunExchange {
+  /**
+   * The StreamEdge's index in the version's document.
+   */
+  readonly edge: number;
+  readonly source: OperatorRef;
+  readonly target: OperatorRef;
+  readonly partitioner: Partitioner;
+  /**
+   * Flink's planned result partition type of the JobEdge; null for a chained edge,
+   * which Flink runs inside one task with no exchange.
+   */
+  readonly resultPartitionType: ResultPartitionType | null;
+  readonly handoff: Handoff;
+  readonly producerStage: number;
+  readonly consumerStage: number;
 }
 /**
  * A JobVertex: its subtasks' aggregate status (Flink's rules), counts and records.
@@ -666,6 +769,7 @@ export interface RunFields {
   readonly worker?: string | null;
   readonly sinks?: readonly SinkOutput[] | null;
   readonly details?: JsonObject | null;
+  readonly execution?: RunExecution | null;
 }
 export interface RunErrorMessage {
   readonly type: "error";
@@ -1409,6 +1513,24 @@ export const EXECUTION_STATE_VALUES = [
   "CANCELED",
   "FAILED",
 ] as const satisfies readonly ExecutionState[];
+/** Every Handoff, in the server's order. */
+export const HANDOFF_VALUES = [
+  "in-task",
+  "shuffle",
+  "shuffle-twice",
+  "in-memory",
+] as const satisfies readonly Handoff[];
+/** Every Partitioner, in the server's order. */
+export const PARTITIONER_VALUES = [
+  "FORWARD",
+  "REBALANCE",
+  "RESCALE",
+  "SHUFFLE",
+  "HASH",
+  "BROADCAST",
+  "GLOBAL",
+  "CUSTOM",
+] as const satisfies readonly Partitioner[];
 /** The `type` of every PipelineClientMessage. */
 export const PIPELINE_CLIENT_MESSAGE_TYPES = [
   "edit",
@@ -1428,6 +1550,13 @@ export const PIPELINE_SERVER_MESSAGE_TYPES = [
   "presence_left",
   "error",
 ] as const satisfies readonly PipelineServerMessage["type"][];
+/** Every ResultPartitionType, in the server's order. */
+export const RESULT_PARTITION_TYPE_VALUES = [
+  "PIPELINED_BOUNDED",
+  "BLOCKING",
+  "HYBRID_FULL",
+  "HYBRID_SELECTIVE",
+] as const satisfies readonly ResultPartitionType[];
 /** The `type` of every ReviewServerMessage. */
 export const REVIEW_SERVER_MESSAGE_TYPES = [
   "comment_thread_created",
@@ -1461,3 +1590,13 @@ export const RUN_STATUS_VALUES = [
   "FAILED",
   "CANCELED",
 ] as const satisfies readonly RunStatus[];
+/** Every RuntimeMode, in the server's order. */
+export const RUNTIME_MODE_VALUES = ["STREAMING", "BATCH"] as const satisfies readonly RuntimeMode[];
+/** Every StageStatus, in the server's order. */
+export const STAGE_STATUS_VALUES = [
+  "planned",
+  "finished",
+  "failed",
+  "unfinished",
+  "not-run",
+] as const satisfies readonly StageStatus[];
