@@ -8,6 +8,7 @@ import { useShallow } from "../store/hooks";
 import { createRunViewStore } from "../store/runView";
 import { useResource } from "../ui/useResource";
 import { RunPageContext, useRun, useRunPage, type RunPageContextValue } from "./context";
+import { ExecutionSection } from "./ExecutionSection";
 import { endingLine, runEnding, type RunEnding } from "./outcomes";
 import { nodeNames, vertexFacts } from "./planFacts";
 import { RunCanvas } from "./RunCanvas";
@@ -48,7 +49,8 @@ async function load(
 
 /**
  * A run of a saved version, live: the version's graph with each JobVertex's
- * subtask states and records (and the open comment threads of its elements), Flink's vertex list, and per vertex its subtasks,
+ * subtask states and records (and the open comment threads of its elements), Flink's vertex list, how
+ * the run executed beside Flink's planned exchanges, and per vertex its subtasks,
  * their records against the key-group prediction, the sinks' output and every
  * failure. The run's websocket keeps all of it current.
  */
@@ -128,6 +130,7 @@ function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
             </VersionBadges>
           )}
           <VertexTable />
+          <ExecutionSection />
         </div>
         <RunSidePanel />
       </div>
