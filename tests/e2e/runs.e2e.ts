@@ -174,6 +174,15 @@ describe("runs", () => {
       await browser.getByTestId("run-page").waitFor();
 
       await waitForStatus(browser, "FINISHED");
+      // How Spark ran it, said plainly, with the exchange Flink plans beside what Spark did.
+      expect(await browser.getByTestId("execution-sentence").textContent()).toContain(
+        "Spark ran this BATCH pipeline as a bounded batch job: its source read its whole " +
+          "input, 2 stages ran one after the other; 1 exchange was materialised between " +
+          "stages (HASH into Sum)",
+      );
+      expect(await browser.getByTestId("execution-exchange-1").innerText()).toMatch(
+        /Pair → Sum\s+HASH · BLOCKING\s+shuffle, materialised\s+stage 1 → 2/,
+      );
       const source = pipeline.vertexOf(1);
       const sum = pipeline.vertexOf(3);
       for (const vertex of [source, sum]) {
