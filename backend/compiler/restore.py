@@ -22,7 +22,8 @@ follows what Flink does when a job is submitted with a savepoint:
 
 Besides Flink's verdict, every savepoint operator gets a row (what took its state, or why
 nothing did; with the previous version's compilation, which hash input changed, in the
-words of `compiler.diff.operator_id_causes`), the plan's operators that start empty are
+words of `compiler.diff.operator_id_causes`; for lost state, the operator that should take
+it over by a uidHash set to the lost ID), the plan's operators that start empty are
 listed, and warnings Flink never gives: a keyed operator whose HASH input is keyed
 differently now, another operator kind under a restored ID (both need the previous
 version), restored keyed state whose vertex leaves its max parallelism to Flink, and state
@@ -115,6 +116,10 @@ class OperatorRestore:
     outcome: Outcome
     target: Target | None
     reasons: tuple[str, ...]
+    suggested_node: int | None = None
+    """For lost state: the operator of the plan that should take it over (the one that
+    wrote it, or one of the same name, and kind when the previous version is known), when
+    one restores nothing else; None otherwise."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,6 +133,7 @@ class OperatorRestore:
             "outcome": self.outcome,
             "target": None if self.target is None else self.target.to_json(),
             "reasons": list(self.reasons),
+            "suggestedNode": self.suggested_node,
         }
 
 
@@ -455,6 +461,7 @@ class _Report:
         self.allow = allow_non_restored_state
         self._owners: dict[Hash128, NodeId] | None = None
         self._names: dict[str, list[NodeId]] | None = None
+        self._suggested: set[NodeId] = set()
 
     def target(self, claim: _Claim, max_parallelism: int) -> Target:
         node = self.graph.nodes[claim.node]
@@ -483,6 +490,7 @@ class _Report:
     def row(self, state: OperatorState) -> OperatorRestore:
         claim = self.flink.claims.get(state.operator_id)
         target: Target | None = None
+        suggested: NodeId | None = None
         reasons: list[str]
         if claim is not None:
             target = self.target(claim, state.max_parallelism)
@@ -523,6 +531,7 @@ class _Report:
         else:
             outcome = "lost"
             reasons = self._lost_reasons(state)
+            suggested = self._suggest(state)
             if self.allow:
                 reasons.append("unclaimed state is allowed: Flink starts without it")
         return OperatorRestore(
@@ -536,7 +545,42 @@ class _Report:
             outcome=outcome,
             target=target,
             reasons=tuple(reasons),
+            suggested_node=None if suggested is None else int(suggested),
         )
+
+    def _suggest(self, state: OperatorState) -> NodeId | None:
+        """The operator that should take lost state over. One that restores other state is
+        never suggested (its uidHash would drop that state), nor one twice."""
+        taken = {
+            claim.node
+            for state_id, claim in self.flink.claims.items()
+            if self.flink.validated[state_id].has_state
+        } | self._suggested
+        kind: str | None = None
+        candidates: list[NodeId] = []
+        owner = self._previous_owner(state.operator_id)
+        if self.previous is not None and self.previous.graph is not None and owner is not None:
+            old = self.previous.graph.nodes[owner]
+            kind = old.operator
+            now = self.graph.nodes.get(owner)
+            if now is not None and (now.name == old.name or now.operator == old.operator):
+                candidates.append(owner)
+            candidates.extend(self._named(old.name))
+        else:
+            candidates.extend(self._named(state.name))
+
+        def rank(node: NodeId) -> tuple[bool, bool]:
+            stream_node = self.graph.nodes[node]
+            stateful = _is_stateful_node(
+                stream_node.operator, uid=stream_node.uid, uid_hash=stream_node.uid_hash
+            )
+            return (kind is not None and stream_node.operator != kind, not stateful)
+
+        free = sorted((n for n in dict.fromkeys(candidates) if n not in taken), key=rank)
+        if not free:
+            return None
+        self._suggested.add(free[0])
+        return free[0]
 
     def _restored_reason(self, state: OperatorState, target: Target) -> str:
         how = {

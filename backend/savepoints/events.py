@@ -137,6 +137,10 @@ class OperatorRestore(WireMessage):
     target: RestoreTarget | None
     reasons: list[str]
     """Why it went where it went, or nowhere: which hash input changed, what to set."""
+    suggestedNode: int | None
+    """For `lost` state: the node of the checked version that should take it over (the
+    operator that wrote it, or one of the same name and kind) by a uidHash set to
+    `operatorId`, when one restores no other state; null otherwise."""
 
 
 class NewOperator(WireMessage):

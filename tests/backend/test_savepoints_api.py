@@ -243,6 +243,9 @@ def test_a_version_is_checked_and_explained_by_the_version_that_wrote_it() -> No
     assert changed["comparedWith"] == 2
     lost = next(o for o in changed["operators"] if o["outcome"] == "lost")
     assert any("uidHash" in reason for reason in lost["reasons"])
+    # Sum was node 5 and is node 6 after the inserted map: that one should take it over.
+    assert (lost["name"], lost["suggestedNode"]) == ("Sum", 6)
+    assert all(o["suggestedNode"] is None for o in changed["operators"] if o is not lost)
 
 
 def test_a_version_that_does_not_compile_has_nothing_to_check() -> None:

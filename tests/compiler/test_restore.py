@@ -405,3 +405,58 @@ def test_an_operator_renumbered_by_an_insertion_is_found_by_its_name() -> None:
     assert (
         sum_row.reasons[1] == f"to restore it, set the uidHash of Sum (6) to {sum_row.operator_id}"
     )
+
+
+def test_lost_state_suggests_the_operator_that_should_take_it_over() -> None:
+    old = compiled(keyed())
+    new = compiled(keyed(map_strategy="HEAD"))
+    for previous in (old, None):
+        check = check_restore(saved(old), new, previous=previous)
+        suggested = {row.name: row.suggested_node for row in check.operators}
+        assert suggested["Sum"] == 3 and suggested["Source: Numbers"] == 1
+        rows_json = check.to_json()["operators"]
+        assert next(r for r in rows_json if r["name"] == "Sum")["suggestedNode"] == 3
+    # Only lost state gets a suggestion.
+    assert all(row.suggested_node is None for row in check_restore(saved(old), old).operators)
+
+
+def test_an_operator_restoring_other_state_is_never_suggested() -> None:
+    plan = compiled(keyed())
+    # State saved under another ID by an operator also named Sum: the plan's Sum restores
+    # its own, and a uidHash would drop that.
+    other = state("ab" * 16, "Sum", kinds=(StateKind.KEYED_MANAGED,))
+    check = check_restore((*saved(plan), other), plan)
+    row = check.operators[-1]
+    assert row.outcome == "lost" and row.suggested_node is None
+
+
+def test_one_operator_is_suggested_for_one_lost_state_only() -> None:
+    plan = compiled(keyed(map_strategy="HEAD"))
+    first = state("ab" * 16, "Map", kinds=(StateKind.OPERATOR_LIST,))
+    second = state("cd" * 16, "Map", kinds=(StateKind.OPERATOR_LIST,))
+    check = check_restore((first, second), plan, allow_non_restored_state=True)
+    assert [row.suggested_node for row in check.operators] == [2, None]
+
+
+def test_the_suggestion_prefers_the_kind_that_wrote_the_state() -> None:
+    old = compiled(keyed())
+    document = keyed(map_strategy="HEAD")
+    # A map also named Sum comes first in the document; the state was a reduce's.
+    document["nodes"][1]["name"] = "Sum"
+    document["nodes"] = [document["nodes"][1], *document["nodes"][:1], *document["nodes"][2:]]
+    new = compiled(document)
+    sum_state = next(s for s in saved(old) if s.name == "Sum")
+    alone = check_restore((sum_state,), new)
+    assert alone.operators[0].suggested_node == 3, "a stateful operator before a stateless one"
+    with_previous = check_restore((sum_state,), new, previous=old)
+    assert with_previous.operators[0].suggested_node == 3
+
+
+def test_a_renumbered_operator_is_suggested_under_its_new_id() -> None:
+    old = compile_document(_json(DATA / "counting.v1.streamgraph.json"))
+    new = compile_document(_json(DATA / "counting--insert-map.streamgraph.json"))
+    savepoint = read_savepoint((DATA / "counting.v1.savepoint").read_bytes())
+    for previous in (old, None):
+        check = check_restore(savepoint.operators, new, previous=previous)
+        sum_row = next(row for row in check.operators if row.name == "Sum")
+        assert sum_row.suggested_node == 6

@@ -1459,6 +1459,12 @@ export interface OperatorRestore {
    * Why it went where it went, or nowhere: which hash input changed, what to set.
    */
   readonly reasons: readonly string[];
+  /**
+   * For `lost` state: the node of the checked version that should take it over (the
+   * operator that wrote it, or one of the same name and kind) by a uidHash set to
+   * `operatorId`, when one restores no other state; null otherwise.
+   */
+  readonly suggestedNode: number | null;
 }
 /**
  * The operator of the checked version that takes a savepoint operator's state.
