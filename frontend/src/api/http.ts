@@ -79,6 +79,7 @@ function errorFrom(status: number, body: unknown): ApiError {
 }
 
 export interface RequestOptions {
+  /** Sent as JSON; a `FormData` as `multipart/form-data` (file uploads). */
   readonly body?: unknown;
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly signal?: AbortSignal;
@@ -102,7 +103,10 @@ async function send(method: string, path: string, options: RequestOptions): Prom
     headers.Authorization = `Token ${token}`;
   }
   const init: RequestInit = { method, headers, credentials: "omit" };
-  if (options.body !== undefined) {
+  if (options.body instanceof FormData) {
+    // The browser writes the multipart boundary into the Content-Type itself.
+    init.body = options.body;
+  } else if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(options.body);
   }
