@@ -7,7 +7,7 @@
  * nothing is drawn, not even a wrapper.
  */
 
-import { createContext, useContext, type ReactNode } from "react";
+import { createContext, Fragment, useContext, type ReactNode } from "react";
 
 /** An element of a pipeline, named as every canvas names it. */
 export type CanvasElement =
@@ -25,6 +25,23 @@ export type CanvasElement =
 export type BadgesOf = (element: CanvasElement) => ReactNode;
 
 const BadgeContext = createContext<BadgesOf | null>(null);
+
+/**
+ * The badges of several features on the same elements, in the order given; an element
+ * none of them marks has none. A feature without badges now is null.
+ */
+export function combineBadges(...features: readonly (BadgesOf | null)[]): BadgesOf {
+  const present = features.filter((feature): feature is BadgesOf => feature !== null);
+  return (element) => {
+    const drawn = present
+      .map((badgesOf) => badgesOf(element))
+      .filter((badges) => badges !== null && badges !== undefined && badges !== false);
+    if (drawn.length <= 1) {
+      return drawn[0] ?? null;
+    }
+    return drawn.map((badges, index) => <Fragment key={index}>{badges}</Fragment>);
+  };
+}
 
 /** Gives every canvas inside it the badges of `badgesOf`. */
 export function CanvasBadges(props: { readonly badgesOf: BadgesOf; readonly children: ReactNode }) {
