@@ -5,6 +5,8 @@ import { navigate } from "../app/router";
 import { ApiError } from "../api/http";
 import * as api from "../api/resources";
 import type { CanvasElement } from "../canvas/badges";
+import type { Markers } from "../savepoints/StatePanel";
+import { useStateMarkerBadges } from "../savepoints/StateMarkers";
 import { useStore } from "../store/hooks";
 import { createSelectionStore } from "../store/selection";
 import { EditorBadges } from "./EditorBadges";
@@ -111,6 +113,9 @@ function Editor(props: {
   const hasDocument = useStore(session.document, (state) => state.document !== null);
   const [help, setHelp] = useState(false);
   const [finding, setFinding] = useState(false);
+  // The State tab's marks: shown on the canvas while it is open.
+  const [stateMarkers, setStateMarkers] = useState<Markers | null>(null);
+  const stateBadges = useStateMarkerBadges(stateMarkers);
   const { notices, notify } = useNotices();
   const canEdit = status === "open" && you !== null && you.role !== "viewer";
 
@@ -170,7 +175,7 @@ function Editor(props: {
           </div>
         )}
         {hasDocument ? (
-          <EditorBadges pipelineId={pipeline.id} onOpen={openComments}>
+          <EditorBadges pipelineId={pipeline.id} onOpen={openComments} extra={stateBadges}>
             <div className="editor__body">
               <Palette onNotice={notify} />
               <EditorViews
@@ -188,6 +193,7 @@ function Editor(props: {
                 side={side}
                 onSide={setSide}
                 focusThread={props.focusThread}
+                onStateMarkers={setStateMarkers}
               />
             </div>
           </EditorBadges>

@@ -1,14 +1,16 @@
 import { navigate } from "../app/router";
 import { ActivityPanel } from "../reviews/ActivityPanel";
 import { RunsPanel } from "../runs/RunsPanel";
+import type { Markers } from "../savepoints/StatePanel";
 import { useStore } from "../store/hooks";
 import { VersionsPanel } from "../versions/VersionsPanel";
 import { CommentsTab } from "./CommentsTab";
 import { useDocumentStore, useEditor } from "./context";
 import { Inspector } from "./Inspector";
 import type { Notify } from "./notices";
+import { StateTab } from "./StateTab";
 
-export type Side = "properties" | "versions" | "runs" | "comments" | "activity";
+export type Side = "properties" | "versions" | "runs" | "comments" | "activity" | "state";
 
 const TABS: readonly (readonly [Side, string])[] = [
   ["properties", "Properties"],
@@ -16,11 +18,12 @@ const TABS: readonly (readonly [Side, string])[] = [
   ["runs", "Runs"],
   ["comments", "Comments"],
   ["activity", "Activity"],
+  ["state", "State"],
 ];
 
 /**
  * The right-hand panel: the inspector, the pipeline's versions, its runs, its comments,
- * or what happened to it.
+ * what happened to it, or whether it restores from a savepoint.
  */
 export function SidePanel({
   pipelineId,
@@ -29,6 +32,7 @@ export function SidePanel({
   side,
   onSide,
   focusThread,
+  onStateMarkers,
 }: {
   readonly pipelineId: number;
   readonly workspaceId: number;
@@ -37,6 +41,8 @@ export function SidePanel({
   readonly onSide: (side: Side) => void;
   /** A thread to show in the comments (opened from a mention). */
   readonly focusThread: number | null;
+  /** The State tab's marks for the canvas (null: none, as when another tab is open). */
+  readonly onStateMarkers: (markers: Markers | null) => void;
 }) {
   const { canEdit, selection, session } = useEditor();
   const revision = useDocumentStore((state) => state.revision);
@@ -106,6 +112,7 @@ export function SidePanel({
             refreshKey={`${latestVersion ?? 0}#${latestRun ?? 0}#${reviewHeard}`}
           />
         )}
+        {side === "state" && <StateTab pipelineId={pipelineId} onMarkers={onStateMarkers} />}
       </div>
     </aside>
   );
