@@ -5,11 +5,15 @@
  * explicitly with the offered action and see it pinned.
  */
 
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BrowserContext } from "playwright-core";
 
 import {
   api,
+  baseUrl,
   firstWorkspace,
   newUser,
   openEditor,
@@ -127,5 +131,55 @@ describe("rescale", () => {
       [3, 128],
       [4, 128],
     ]);
+  });
+
+  it("says whether the rescaled job restores from the current savepoint", async () => {
+    // A real Flink 2.3 savepoint of a job whose max parallelism is set to 4.
+    const cases = resolve(import.meta.dirname, "../compiler/data/savepoints");
+    const document: unknown = JSON.parse(
+      readFileSync(resolve(cases, "small-max.v1.streamgraph.json"), "utf8"),
+    );
+    const workspace = await firstWorkspace(ada);
+    const created = await api<{ id: number }>("POST", "pipelines/", ada.token, {
+      workspace: workspace.id,
+      name: "Small max",
+      document,
+    });
+    const form = new FormData();
+    form.set(
+      "file",
+      new Blob([readFileSync(resolve(cases, "small-max.v1.savepoint"))]),
+      "_metadata",
+    );
+    form.set("label", "production");
+    form.set("current", "true");
+    const uploaded = await fetch(`${baseUrl}/api/pipelines/${created.id}/savepoints/`, {
+      method: "POST",
+      headers: { Authorization: `Token ${ada.token}` },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const job = await api<Rescale>(
+      "GET",
+      `pipelines/${created.id}/rescale/?parallelism=2`,
+      ada.token,
+    );
+    const sum = job.choices.find((choice) => choice.name.startsWith("Sum"))?.id ?? "";
+    const { context, page } = await signedIn(ada);
+    contexts.push(context);
+    await openEditor(page, created.id);
+
+    await page.getByTestId("view-rescale").click();
+    expect(await page.getByTestId("rescale-savepoint").textContent()).toContain(
+      "production (current)",
+    );
+    await page.getByTestId("rescale-target").selectOption(sum);
+    const verdict = page.getByTestId("rescale-restore");
+    await page.getByTestId("rescale-parallelism").fill("3");
+    await expect.poll(() => verdict.getAttribute("data-tone")).toBe("restores");
+    // Past the max parallelism the savepoint's state was written with, Flink does not even
+    // build the job.
+    await page.getByTestId("rescale-parallelism").fill("8");
+    await expect.poll(() => verdict.getAttribute("data-tone")).toBe("not-compiled");
   });
 });

@@ -104,6 +104,8 @@ export interface CheckQuery {
   readonly checked: number | "working";
   /** Start even if some state maps to no operator (Flink's `--allowNonRestoredState`). */
   readonly allowNonRestoredState: boolean;
+  /** Check it rescaled: `parallelism` for the JobVertex `vertex`, or the job's default. */
+  readonly rescale?: { readonly vertex?: string; readonly parallelism: number };
 }
 
 /**
@@ -120,6 +122,8 @@ export function checkSavepoint(
     query: {
       version: query.checked === "working" ? undefined : query.checked,
       allowNonRestoredState: query.allowNonRestoredState ? "true" : "false",
+      vertex: query.rescale?.vertex,
+      parallelism: query.rescale?.parallelism,
     },
     ...signalOf(signal),
   });

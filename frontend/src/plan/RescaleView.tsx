@@ -3,6 +3,7 @@ import { useCallback, useState } from "react";
 import * as api from "../api/resources";
 import type { Edit } from "../graph/edits";
 import { useResource } from "../ui/useResource";
+import { RescaleRestore } from "./RescaleRestore";
 import { RescaleResult } from "./RescaleResult";
 import {
   currentParallelism,
@@ -142,6 +143,13 @@ export function RescaleView(props: {
         </label>
         {!parsed.ok && <span className="form-error">{parsed.message}</span>}
       </form>
+      <RescaleRestore
+        pipelineId={pipelineId}
+        version={version}
+        revision={revision}
+        target={target}
+        parallelism={parallelism}
+      />
       {error !== null && (
         <p className="form-error" data-testid="rescale-error">
           {error}

@@ -28,7 +28,9 @@ export function useRestoreCheck(
   query: CheckQuery,
   revision: number,
 ): Resource<CheckAnswer | null> {
-  const { checked, allowNonRestoredState } = query;
+  const { checked, allowNonRestoredState, rescale } = query;
+  const vertex = rescale?.vertex;
+  const parallelism = rescale?.parallelism;
   const load = useCallback(
     async (signal: AbortSignal): Promise<CheckAnswer | null> => {
       if (savepoint === null) {
@@ -38,7 +40,13 @@ export function useRestoreCheck(
         const check = await checkSavepoint(
           pipelineId,
           savepoint,
-          { checked, allowNonRestoredState },
+          {
+            checked,
+            allowNonRestoredState,
+            ...(parallelism === undefined
+              ? {}
+              : { rescale: { parallelism, ...(vertex === undefined ? {} : { vertex }) } }),
+          },
           signal,
         );
         return { kind: "check", check };
@@ -49,12 +57,12 @@ export function useRestoreCheck(
         throw error;
       }
     },
-    [pipelineId, savepoint, checked, allowNonRestoredState],
+    [pipelineId, savepoint, checked, allowNonRestoredState, vertex, parallelism],
   );
   const at = checked === "working" ? `working@${revision}` : `version ${checked}`;
   return useResource(
     load,
-    `${pipelineId}:${String(savepoint)}:${at}:${String(allowNonRestoredState)}`,
+    `${pipelineId}:${String(savepoint)}:${at}:${String(allowNonRestoredState)}:${vertex ?? "job"}:${String(parallelism)}`,
     REFRESH_DELAY_MS,
   );
 }
