@@ -77,6 +77,8 @@ BUSINESS_RULES = [
     # A file no schema can say is a savepoint's _metadata; a label of only spaces.
     "savepoints_create",
     "savepoints_partial_update",
+    # A vertex to rescale without the parallelism to rescale it to.
+    "savepoints_check",
     "activity_list",
     "inbox_reviews",
     "inbox_mentions",
