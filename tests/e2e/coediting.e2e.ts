@@ -91,38 +91,52 @@ describe("co-editing", () => {
 
   it("explains an edit that lost a race as a conflict", async () => {
     const adaPage = await open(ada);
-    const gracePage = await open(grace);
+    // Grace's page hears nothing from the server while `held`: her edit then starts from
+    // the revision before Ada's, exactly as when both press Enter at the same moment.
+    const { context, page: gracePage } = await signedIn(grace);
+    contexts.push(context);
+    let held: (() => void)[] | null = null;
+    await gracePage.routeWebSocket(/\/ws\/pipelines\//, (socket) => {
+      const server = socket.connectToServer();
+      server.onMessage((message) => {
+        if (held === null) {
+          socket.send(message);
+        } else {
+          held.push(() => {
+            socket.send(message);
+          });
+        }
+      });
+    });
+    await openEditor(gracePage, pipelineId);
     await adaPage.getByTestId("node-3").click();
     await gracePage.getByTestId("node-3").click();
-    // Both change the same field from the same revision; the second one is refused.
-    await Promise.all([
-      adaPage.evaluate(() => {
-        const input = document.querySelector<HTMLInputElement>('[data-testid="prop-uid"]');
-        input?.focus();
-      }),
-      gracePage.evaluate(() => {
-        const input = document.querySelector<HTMLInputElement>('[data-testid="prop-uid"]');
-        input?.focus();
-      }),
-    ]);
+    const revision = async (page: Page): Promise<string> =>
+      (await page.getByText(/Saved · rev \d+/).textContent()) ?? "";
+    const before = await revision(adaPage);
+
+    held = [];
     await adaPage.getByTestId("prop-uid").fill("sink-ada");
+    await adaPage.getByTestId("prop-uid").press("Enter");
+    await expect.poll(() => revision(adaPage)).not.toBe(before);
     await gracePage.getByTestId("prop-uid").fill("sink-grace");
-    await Promise.all([
-      adaPage.getByTestId("prop-uid").press("Enter"),
-      gracePage.getByTestId("prop-uid").press("Enter"),
-    ]);
-    const notices = async (page: Page): Promise<string> =>
-      (await page.locator(".notice-toast").allTextContents()).join(" ");
-    // Whoever lost sees why, and both end up with the winner's value.
+    await gracePage.getByTestId("prop-uid").press("Enter");
+    const release = held;
+    held = null;
+    release.forEach((send) => {
+      send();
+    });
+
+    // Grace lost the race: she sees why, and both end up with Ada's value.
     await expect
-      .poll(async () => (await notices(adaPage)) + (await notices(gracePage)))
+      .poll(async () => (await gracePage.locator(".notice-toast").allTextContents()).join(" "))
       .toMatch(/Someone else changed the same element first/);
     await expect
       .poll(async () => [
         await adaPage.getByTestId("prop-uid").inputValue(),
         await gracePage.getByTestId("prop-uid").inputValue(),
       ])
-      .toSatisfy((values: string[]) => values[0] === values[1]);
+      .toEqual(["sink-ada", "sink-ada"]);
   });
 
   it("shows a version a co-editor saved in the history at once", async () => {
