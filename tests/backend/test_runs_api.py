@@ -225,7 +225,14 @@ def test_runs_of_other_workspaces_are_not_found(team: Team) -> None:
 
 
 def test_the_clusters_are_listed_by_name_without_their_addresses(team: Team, settings: Any) -> None:
-    settings.SPARK_CLUSTERS = {"big": {"master": "spark://10.0.0.5:7077", "maxSubtasks": 9000}}
+    settings.SPARK_CLUSTERS = {
+        "big": {
+            "master": "spark://10.0.0.5:7077",
+            "maxSubtasks": 9000,
+            "host": "10.0.0.9",
+            "python": "/opt/streamgraph/bin/python",
+        }
+    }
 
     response = team.client("viewer").get("/api/clusters/")
 
@@ -237,6 +244,7 @@ def test_the_clusters_are_listed_by_name_without_their_addresses(team: Team, set
          "maxSubtasks": 9000},
     ]  # fmt: skip
     assert "10.0.0.5" not in response.content.decode()
+    assert "10.0.0.9" not in response.content.decode()
 
 
 @pytest.mark.parametrize(

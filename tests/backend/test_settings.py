@@ -109,6 +109,11 @@ def _check(**environment: str) -> subprocess.CompletedProcess[str]:
     [
         ('{"big": {"master": "local[99999999]"}}', "is not a Spark master"),
         ('{"big": {"master": "local", "cores": 8}}', "unknown keys ['cores']"),
+        ('{"big": {"master": "spark://h:7077", "python": "python3"}}', 'give "host"'),
+        (
+            '{"big": {"master": "local", "sparkConf": {"spark.executor.pyspark.memory": "0"}}}',
+            "spark.executor.pyspark.memory is not the profile's to set",
+        ),
         ("[1, 2]", "SPARK_CLUSTERS must be an object"),
         ("{nope", "SPARK_CLUSTERS is not JSON"),
     ],
@@ -121,6 +126,9 @@ def test_a_bad_cluster_setting_stops_the_server_saying_what(clusters: str, messa
 
 
 def test_good_cluster_settings_pass_the_checks() -> None:
-    clusters = '{"big": {"master": "spark://spark-master:7077", "maxParallelism": 512}}'
+    clusters = (
+        '{"big": {"master": "spark://spark-master:7077", "maxParallelism": 512, '
+        '"host": "studio-worker", "pythonArchive": "hdfs:///envs/executor.tar.gz#env"}}'
+    )
 
     assert _check(SECRET_KEY="k" * 50, SPARK_CLUSTERS=clusters).returncode == 0

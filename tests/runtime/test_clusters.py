@@ -1,4 +1,5 @@
-"""Cluster profiles: the operator's masters and limits by name, and the limits' check."""
+"""Cluster profiles: the operator's masters, limits and Spark properties by name, and the
+limits' check."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from compiler.pipeline import compile_document
 from runtime.clusters import (
+    OWNED_PROPERTIES,
     ClusterConfigError,
     ClusterProfile,
     check_master,
@@ -17,6 +19,8 @@ from runtime.clusters import (
 )
 from tests.runtime.builders import Doc
 
+REMOTE = {"master": "spark://spark-master:7077", "host": "10.0.0.9", "python": "/opt/py/bin/python"}
+
 
 def profiles(**clusters: Any) -> dict[str, ClusterProfile]:
     return cluster_profiles(
@@ -25,10 +29,12 @@ def profiles(**clusters: Any) -> dict[str, ClusterProfile]:
 
 
 def test_default_is_always_there_and_first() -> None:
-    found = profiles(big={"master": "spark://spark-master:7077", "maxParallelism": 64})
+    found = profiles(big={**REMOTE, "maxParallelism": 64})
     assert list(found) == ["default", "big"]
     assert found["default"] == ClusterProfile("default", "local[*,3]", 8, 32)
-    assert found["big"] == ClusterProfile("big", "spark://spark-master:7077", 64, 32)
+    assert found["big"] == ClusterProfile(
+        "big", "spark://spark-master:7077", 64, 32, host="10.0.0.9", python="/opt/py/bin/python"
+    )
     assert found["default"].is_local and not found["big"].is_local
 
 
@@ -62,7 +68,9 @@ def test_other_masters_are_refused_saying_where(master: str) -> None:
 @pytest.mark.parametrize(
     ("clusters", "message"),
     [
-        ({"default": {"master": "local"}}, "'default' is SPARK_MASTER's"),
+        ({"default": {"master": "local"}}, "its master is SPARK_MASTER's"),
+        ({"default": {"maxParallelism": 4}}, "unknown keys ['maxParallelism']"),
+        ({"default": "local"}, "give an object of the default cluster's properties"),
         ({"Big One": {"master": "local"}}, "a name is lower-case letters"),
         ({"big": "local"}, 'give an object with a "master"'),
         ({"big": {"master": "local", "cores": 99}}, "unknown keys ['cores']"),
@@ -106,3 +114,132 @@ def test_limits_name_each_vertex_above_them_and_the_total() -> None:
     assert problems[0].message == ("Wide runs with parallelism 8; cluster 'small' allows at most 4")
     assert problems[1].message == "the run has 13 subtasks; cluster 'small' runs at most 12 at once"
     assert limit_problems(execution, ClusterProfile("big", "local", 8, 13)) == []
+
+
+def test_a_profile_gives_spark_the_operators_properties() -> None:
+    found = profiles(
+        big={
+            **REMOTE,
+            "bindAddress": "0.0.0.0",
+            "driverPort": 7078,
+            "blockManagerPort": 7079,
+            "eventLogDir": "hdfs://namenode:8020/spark-events",
+            "sparkConf": {
+                "spark.executor.memory": "2g",
+                "spark.executor.cores": 2,
+                "spark.x": True,
+            },
+        }
+    )
+    assert found["big"].spark_properties() == {
+        "spark.executor.cores": "2",
+        "spark.executor.memory": "2g",
+        "spark.x": "true",
+        "spark.pyspark.python": "/opt/py/bin/python",
+        "spark.driver.bindAddress": "0.0.0.0",
+        "spark.driver.host": "10.0.0.9",
+        "spark.driver.port": "7078",
+        "spark.blockManager.port": "7079",
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": "hdfs://namenode:8020/spark-events",
+    }
+    # A local master needs nothing: loopback and the driver's own interpreter.
+    assert found["default"].spark_properties() == {}
+    assert found["default"].executor_python is None
+
+
+@pytest.mark.parametrize(
+    ("archive", "shipped", "python"),
+    [
+        ("hdfs:///envs/exec.tar.gz", "hdfs:///envs/exec.tar.gz#environment", "./environment"),
+        ("/srv/envs/exec.tgz#env", "/srv/envs/exec.tgz#env", "./env"),
+        ("s3a://bucket/e.zip#py-3", "s3a://bucket/e.zip#py-3", "./py-3"),
+    ],
+)
+def test_a_python_archive_is_shipped_and_its_interpreter_run(
+    archive: str, shipped: str, python: str
+) -> None:
+    big = profiles(big={**REMOTE, "python": None, "pythonArchive": archive})["big"]
+    assert big.spark_properties()["spark.archives"] == shipped
+    assert big.spark_properties()["spark.pyspark.python"] == f"{python}/bin/python"
+    # An explicit interpreter wins (one at another place in the archive).
+    other = {**REMOTE, "python": "./env/bin/python3", "pythonArchive": archive}
+    assert profiles(big=other)["big"].executor_python == "./env/bin/python3"
+
+
+def test_the_default_profile_takes_properties_but_keeps_its_master() -> None:
+    found = cluster_profiles(
+        default_master="spark://h:7077",
+        clusters={"default": {"host": "studio", "python": "python3", "uiUrl": "http://h:8080/"}},
+        max_parallelism=8,
+        max_subtasks=32,
+    )
+    assert found["default"].master == "spark://h:7077"
+    assert found["default"].host == "studio"
+    assert found["default"].max_parallelism == 8
+
+
+def test_links_name_the_application() -> None:
+    big = profiles(
+        big={
+            **REMOTE,
+            "uiUrl": "http://spark-master:8080/app/?appId={applicationId}",
+            "historyUrl": "https://history.example/history/{applicationId}/jobs/",
+        }
+    )["big"]
+    assert big.links("app-20260101-0001") == {
+        "ui": "http://spark-master:8080/app/?appId=app-20260101-0001",
+        "history": "https://history.example/history/app-20260101-0001/jobs/",
+    }
+    assert big.links(None) == {}
+    assert profiles()["default"].links("local-1") == {}
+    fixed = profiles(big={**REMOTE, "uiUrl": "http://driver:4040/jobs/"})["big"]
+    assert fixed.links("app-1") == {"ui": "http://driver:4040/jobs/"}
+
+
+@pytest.mark.parametrize(
+    ("profile", "message"),
+    [
+        # Executors on another host cannot reach a driver on loopback, nor run its interpreter.
+        ({"master": "spark://h:7077", "python": "python3"}, 'must reach the driver: give "host"'),
+        ({"master": "yarn", "host": "w1"}, 'give "python", the interpreter'),
+        ({"master": "local[2]", "pythonArchive": "/e.tar.gz"}, "a local master runs its Python"),
+        ({**REMOTE, "pythonArchive": "/srv/env.rar"}, "is not an archive Spark unpacks"),
+        ({**REMOTE, "pythonArchive": "/srv/e.zip#a b"}, "is not an archive Spark unpacks"),
+        ({**REMOTE, "python": ""}, "python: give an interpreter's path"),
+        ({**REMOTE, "python": 3}, "python: give an interpreter's path"),
+        ({**REMOTE, "host": "a host"}, "host: 'a host' is not a host name or IP address"),
+        ({**REMOTE, "bindAddress": "0.0.0.0/0"}, "is not a host name or IP address"),
+        ({**REMOTE, "driverPort": 0}, "driverPort: give a port from 1 to 65535"),
+        ({**REMOTE, "blockManagerPort": "7079"}, "blockManagerPort: give a port"),
+        ({**REMOTE, "uiUrl": "ftp://h/"}, "uiUrl: 'ftp://h/' is not an http(s) URL"),
+        ({**REMOTE, "historyUrl": "http://h/{appId}"}, "is the only placeholder"),
+        ({**REMOTE, "eventLogDir": "spark-events"}, "is not a URI"),
+        ({**REMOTE, "sparkConf": ["spark.x"]}, "give an object of Spark properties"),
+        ({**REMOTE, "sparkConf": {"executor.memory": "1g"}}, "is not a Spark property"),
+        ({**REMOTE, "sparkConf": {"spark.x": None}}, "give text, a number or true/false"),
+        ({**REMOTE, "sparkConf": {"spark.x": float("inf")}}, "give text, a number"),
+        ({**REMOTE, "sparkConf": {"spark.x": "a\nb"}}, "give text, a number"),
+    ],
+)
+def test_bad_spark_properties_are_named(profile: dict[str, Any], message: str) -> None:
+    with pytest.raises(ClusterConfigError) as caught:
+        profiles(big=profile)
+    assert message in str(caught.value)
+    assert str(caught.value).startswith("SPARK_CLUSTERS['big']")
+
+
+@pytest.mark.parametrize("key", sorted(OWNED_PROPERTIES))
+def test_the_servers_own_properties_stay_its_own(key: str) -> None:
+    # Among them the Python workers' memory cap, which no profile may lift.
+    with pytest.raises(ClusterConfigError, match=f"{key} is not the profile's to set"):
+        profiles(big={**REMOTE, "sparkConf": {key: "x"}})
+
+
+def test_a_profile_may_point_the_executors_python_path_elsewhere() -> None:
+    conf = {"spark.executorEnv.PYTHONPATH": "/opt/libs", "spark.cores.max": 4}
+    big = profiles(big={**REMOTE, "sparkConf": conf})["big"]
+    assert big.spark_conf == (
+        ("spark.cores.max", "4"),
+        ("spark.executorEnv.PYTHONPATH", "/opt/libs"),
+    )
