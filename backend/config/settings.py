@@ -209,6 +209,9 @@ if RUN_EXECUTOR not in {"spark", "local"}:
 RUNTIME_DATA_DIR = Path(os.environ.get("RUNTIME_DATA_DIR", str(VAR_DIR / "data")))
 """Where runs read and write files: each workspace in a folder of its own below it,
 `workspaces/<id>/`, to which the paths of its documents are relative (runs/data_folders.py)."""
+RUNTIME_CACHE_DIR = Path(os.environ.get("RUNTIME_CACHE_DIR", str(VAR_DIR / "cache")))
+"""What runs build once and reuse: the zip of the code Spark ships to executors, in
+`spark-code/` below it, one file per code version (runtime/shipping.py)."""
 RUN_QUEUE = os.environ.get("RUN_QUEUE", "")
 """The Celery queue of the default cluster's runs, and the prefix of the others' (`.<name>`);
 empty: `<namespace>.runs` (`runs.tasks.run_queue`), so a worker only takes runs of the

@@ -90,11 +90,16 @@ def run_execute(
         known = isinstance(error, RunPlanError)
         _end_early(run_id, str(error) if known else f"{type(error).__name__}: {error}")
         return
+    executor = executor_for(
+        settings.RUN_EXECUTOR,
+        redis_url=settings.REDIS_URL,
+        code_cache_dir=str(settings.RUNTIME_CACHE_DIR / "spark-code"),
+    )
     collector = Collector(
         run,
         plan,
-        master=profile.master,
-        executor=executor_for(settings.RUN_EXECUTOR, redis_url=settings.REDIS_URL),
+        cluster=profile,
+        executor=executor,
         execution=execution,
         soft_time_limit=soft_time_limit,
         time_limit=time_limit,
@@ -163,7 +168,7 @@ class Collector:
         run: Run,
         plan: RunPlan,
         *,
-        master: str,
+        cluster: ClusterProfile,
         executor: Executor,
         execution: ExecutionReport | None = None,
         soft_time_limit: float | None = None,
@@ -172,7 +177,7 @@ class Collector:
     ) -> None:
         self.run_id = run.pk
         self.key = run.key
-        self.master = master
+        self.cluster = cluster
         self.plan = plan
         self.executor = executor
         self.execution = execution
@@ -186,6 +191,8 @@ class Collector:
         self.cancel = threading.Event()
         self.cancel_reason: str | None = None
         self.outcome = _Outcome()
+        self.started: dict[str, Any] | None = None
+        """What the executor said when the run got somewhere to go, not stored yet."""
         self.pending: list[SubtaskEvent] = []
         """Received, not folded yet."""
         self.unsaved: list[SubtaskEvent] = []
@@ -229,7 +236,11 @@ class Collector:
     def _execute(self) -> None:
         try:
             self.outcome.result = self.executor(
-                self.plan, run_key=self.key, master=self.master, cancel=self.cancel
+                self.plan,
+                run_key=self.key,
+                cluster=self.cluster,
+                cancel=self.cancel,
+                started=self._started,
             )
         except BaseException as error:  # the collector must hear of every end
             logger.exception("run %s: the executor raised", self.run_id)
@@ -238,6 +249,10 @@ class Collector:
             )
         finally:
             self.outcome.done.set()
+
+    def _started(self, details: dict[str, Any]) -> None:
+        # From the executor's thread: the collector stores it with its next poll.
+        self.started = dict(details)
 
     def _subscribe(self) -> None:
         """Subscribe, and wait until Redis confirms: no event can be published before."""
@@ -270,6 +285,8 @@ class Collector:
             ):
                 self._fold()
                 self._save()
+            if self.started is not None:
+                self._store_started()
             if now >= self.next_poll:
                 self._poll(now)
             if self.given_up:
@@ -368,6 +385,13 @@ class Collector:
         self.next_heartbeat = now + settings.RUN_HEARTBEAT_SECONDS
         if checkpoint:
             self.next_checkpoint = now + CHECKPOINT_SECONDS
+
+    def _store_started(self) -> None:
+        """The executor's first facts (the Spark application) as the run's details, so the
+        run page can link to it while the run runs."""
+        started, self.started = self.started, None
+        self._fold()
+        self._save(details={**(started or {}), "executor": settings.RUN_EXECUTOR})
 
     def _poll(self, now: float) -> None:
         self.next_poll = now + POLL_SECONDS

@@ -26,6 +26,7 @@ from runs.journal import run_monitor
 from runs.models import Run, RunEvent, RunStatus
 from runs.selectors import run_detail
 from runs.services import run_cancel, run_mark_lost
+from runtime.clusters import ClusterProfile
 from runtime.events import (
     ExecutionState,
     RunOutcome,
@@ -34,12 +35,14 @@ from runtime.events import (
     SubtaskEvent,
     run_channel,
 )
+from runtime.executors import Started
 from tests.backend.factories import Team, make_team
 from tests.backend.runs_support import ENDED, apply, make_run, make_runnable_version, watch
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 S = ExecutionState
+LOCAL = ClusterProfile("default", "local[2,3]", 128, 2048)
 Script = Callable[["Publisher", threading.Event], RunResult]
 
 
@@ -51,6 +54,8 @@ class Publisher:
         self.parallelism = [v["parallelism"] for v in run.vertices]
         self.client = redis.Redis.from_url(settings.REDIS_URL)
         self.channel = run_channel(run.key)
+        self.started: Started | None = None
+        """What the executor tells once the run has somewhere to go."""
 
     def subtasks(self) -> Iterator[tuple[int, int]]:
         for vertex, parallelism in enumerate(self.parallelism):
@@ -82,9 +87,16 @@ class Fake:
         self.plans: list[Any] = []
 
     def __call__(
-        self, plan: Any, *, run_key: str, master: str, cancel: threading.Event
+        self,
+        plan: Any,
+        *,
+        run_key: str,
+        cluster: ClusterProfile,
+        cancel: threading.Event,
+        started: Started | None = None,
     ) -> RunResult:
         self.plans.append(plan)
+        self.publisher.started = started
         return self.script(self.publisher, cancel)
 
 
@@ -110,7 +122,7 @@ def drive(run: Run, script: Script, **limits: float) -> Fake:
     claimed = execution._claim(run.pk)
     assert claimed is not None
     fake = Fake(claimed, script)
-    Collector(claimed, plan="the plan", master="local[2,3]", executor=fake, **limits).run()
+    Collector(claimed, plan="the plan", cluster=LOCAL, executor=fake, **limits).run()
     return fake
 
 
@@ -176,6 +188,35 @@ def test_a_run_goes_from_queued_to_finished_with_every_change_stored(
     )
     assert run.seq < 25
     assert_journal_replays_to(run, detail)
+
+
+def test_the_spark_application_is_stored_as_soon_as_the_executor_has_one(queued: Run) -> None:
+    # The run page links to the application while the run runs, not only once it ended.
+    seen: list[dict[str, Any]] = []
+
+    def running(publisher: Publisher, cancel: threading.Event) -> RunResult:
+        assert publisher.started is not None
+        publisher.started({"applicationId": "app-20260101-0007", "master": "spark://h:7077"})
+        publisher.send(0, 0, S.RUNNING)
+        deadline = time.monotonic() + 5
+        while not seen and time.monotonic() < deadline:
+            details = Run.objects.values_list("details", flat=True).get(pk=queued.pk)
+            if details:
+                seen.append(details)
+            time.sleep(0.02)
+        connections.close_all()
+        return finished(publisher, cancel)
+
+    drive(queued, running)
+    assert seen == [
+        {
+            "applicationId": "app-20260101-0007",
+            "master": "spark://h:7077",
+            "executor": settings.RUN_EXECUTOR,
+        }
+    ]
+    run, _ = stored(queued)
+    assert (run.status, run.details["applicationId"]) == ("FINISHED", "local-1")
 
 
 def test_a_retried_subtask_keeps_its_failed_attempt(queued: Run) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from runtime.clusters import ClusterProfile
 from runtime.events import RunOutcome
 from runtime.executors import SparkExecutor
 
@@ -28,7 +29,7 @@ def test_a_worker_never_restarts_its_spark_session_for_another_master(
     result = SparkExecutor("redis://127.0.0.1:6379/0")(
         "the plan",
         run_key="k",
-        master="local[2]",
+        cluster=ClusterProfile("default", "local[2]", 8, 32),
         cancel=threading.Event(),  # type: ignore[arg-type]
     )
     assert result.outcome is RunOutcome.FAILED

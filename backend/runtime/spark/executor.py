@@ -94,6 +94,7 @@ def run_on_spark(
         "executor": "spark",
         "master": context.master,
         "applicationId": session.application_id,
+        "code": session.code,
         "seed": plan.seed,
     }
     if cancel is not None and cancel.is_set():

@@ -6,6 +6,10 @@ Celery worker may fork after importing this module, and a JVM does not survive a
 `get_session` creates the session under a lock the first time it is called; `stop_session`
 removes the listener before it stops Spark (a listener whose Python side is gone makes
 the JVM log an error for every event).
+
+The executors import the code from a zip the session ships (`runtime.shipping`,
+`addPyFile`), never from this host's folders, on local masters as on clusters: a cluster's
+executors share nothing with the driver but the cluster.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from runtime.clusters import ClusterProfile
+from runtime.shipping import code_zip
 from runtime.spark.listener import ListenerHub
 
 if TYPE_CHECKING:
@@ -31,8 +37,8 @@ DEFAULT_MASTER = "local[*,3]"
 """All local cores; a failed task is tried up to 3 times (`local[N]` never retries)."""
 DEFAULT_PYTHON_WORKER_MEMORY = "1g"
 
-_RUNTIME_ROOT = str(Path(__file__).resolve().parents[2])
-"""The folder that holds the `runtime` and `compiler` packages: the workers import them."""
+DEFAULT_CODE_CACHE = Path(tempfile.gettempdir()) / "streamgraph-spark-code"
+"""Where the code zip is kept when the caller names no folder."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +48,18 @@ class SparkSettings:
     master: str = DEFAULT_MASTER
     app_name: str = "StreamGraph Studio"
     bind_address: str | None = "127.0.0.1"
-    """Address the driver, block manager and UI bind to; None leaves Spark's choice."""
+    """Address the driver, block manager and UI bind to; None: Spark binds `host`'s."""
+    host: str | None = None
+    """The address executors connect back to; None: `bind_address`."""
     ui_port: int | None = None
     """None: no web UI. Otherwise the UI listens on this port at `bind_address`."""
     python: str | None = None
     """The workers' Python interpreter; None means this process's interpreter."""
     python_path: tuple[str, ...] = ()
-    """More folders for the workers' PYTHONPATH; the runtime's own folder is always first."""
+    """Folders for the workers' PYTHONPATH (on a local master: this host's). The runtime
+    and the compiler never come from there: the session ships them (`code_cache_dir`)."""
+    code_cache_dir: str | None = None
+    """Where the zip of the code is kept between sessions; None: `DEFAULT_CODE_CACHE`."""
     task_max_failures: int = 3
     """Attempts per task on cluster masters (a local master takes it from `local[N,F]`)."""
     python_worker_memory: str | None = DEFAULT_PYTHON_WORKER_MEMORY
@@ -73,12 +84,38 @@ class SparkSettings:
             python_worker_memory=None if memory.lower() == "none" else memory,
         )
 
+    @classmethod
+    def for_cluster(
+        cls,
+        profile: ClusterProfile,
+        environ: Mapping[str, str] | None = None,
+        *,
+        code_cache_dir: str | None = None,
+    ) -> SparkSettings:
+        """Settings for a worker of `profile`'s cluster: its master and Spark properties, the
+        rest from the environment (`from_environ`). The driver stays on loopback (or
+        `SPARK_LOCAL_IP`) for a local master unless the profile says otherwise; for a
+        cluster it binds and advertises what the profile says (`runtime.clusters` made sure
+        it says where executors reach it)."""
+        base = cls.from_environ(environ)
+        bind = profile.bind_address
+        if bind is None and profile.is_local:
+            bind = base.bind_address
+        return replace(
+            base,
+            master=profile.master,
+            bind_address=bind,
+            host=profile.host,
+            python=profile.executor_python,
+            code_cache_dir=code_cache_dir,
+            conf=tuple(profile.spark_properties().items()),
+        )
+
     def spark_conf(self) -> dict[str, str]:
         """The Spark properties these settings stand for."""
         python = self.python or sys.executable
         conf = {
             "spark.pyspark.python": python,
-            "spark.executorEnv.PYTHONPATH": os.pathsep.join((_RUNTIME_ROOT, *self.python_path)),
             "spark.task.maxFailures": str(self.task_max_failures),
             "spark.ui.enabled": "false" if self.ui_port is None else "true",
             # DataFrame shuffles (none today) should not default to 200 tiny tasks.
@@ -102,13 +139,18 @@ class SparkSettings:
             conf["spark.ui.port"] = str(self.ui_port)
             # The UI's live pages as fresh as the runs' own progress events.
             conf["spark.ui.liveUpdate.period"] = "250ms"
-        if self.python_worker_memory is not None:
-            # Python's address space per worker (RLIMIT_AS), set by PySpark's worker.
-            conf["spark.executor.pyspark.memory"] = self.python_worker_memory
+        if self.python_path:
+            conf["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(self.python_path)
         if self.bind_address is not None:
-            conf["spark.driver.host"] = self.bind_address
             conf["spark.driver.bindAddress"] = self.bind_address
+        host = self.host or self.bind_address
+        if host is not None:
+            conf["spark.driver.host"] = host
         conf.update(self.conf)
+        if self.python_worker_memory is not None:
+            # Python's address space per worker (RLIMIT_AS), set by PySpark's worker; after
+            # the further properties, so that none of them lifts it.
+            conf["spark.executor.pyspark.memory"] = self.python_worker_memory
         return conf
 
 
@@ -121,6 +163,8 @@ class Session:
     listener: ListenerHub
     startup_seconds: float
     pid: int
+    code: str
+    """The name of the code zip the executors import (its content hash in it)."""
 
     @property
     def context(self) -> SparkContext:
@@ -168,12 +212,12 @@ def get_session(settings: SparkSettings | None = None) -> Session:
         return _session
 
 
-def lease_session(master: str) -> Session:
-    """This process's session, for a worker that serves one cluster: started for `master`
-    (the rest of the settings from the environment) by the first run, and shared by every
-    run after it. `ValueError` if it runs for another master: restarting it would stall
-    every other run on it."""
-    return get_session(replace(SparkSettings.from_environ(), master=master))
+def lease_session(cluster: ClusterProfile, *, code_cache_dir: str | None = None) -> Session:
+    """This process's session, for a worker that serves one cluster: started for `cluster`
+    (`SparkSettings.for_cluster`) by the first run, and shared by every run after it.
+    `ValueError` if it runs for another cluster: restarting it would stall every other run
+    on it."""
+    return get_session(SparkSettings.for_cluster(cluster, code_cache_dir=code_cache_dir))
 
 
 def stop_session() -> None:
@@ -207,6 +251,7 @@ def _start(settings: SparkSettings) -> Session:
     finally:
         os.unlink(pools)  # read once, while the SparkContext starts
     spark.sparkContext.setLogLevel(settings.log_level)
+    code = _ship_code(spark.sparkContext, Path(settings.code_cache_dir or DEFAULT_CODE_CACHE))
     listener = ListenerHub()
     listener.attach(spark.sparkContext)
     session = Session(
@@ -215,12 +260,24 @@ def _start(settings: SparkSettings) -> Session:
         listener=listener,
         startup_seconds=time.perf_counter() - started,
         pid=os.getpid(),
+        code=code.name,
     )
     if not _atexit_registered:
         # Registered after PySpark's own exit hook, so it runs first (LIFO).
         atexit.register(stop_session)
         _atexit_registered = True
     return session
+
+
+def _ship_code(context: SparkContext, cache_dir: Path) -> Path:
+    """Ship the code zip to every executor of `context`, for every task from now on."""
+    path = code_zip(cache_dir)
+    before = list(sys.path)
+    context.addPyFile(str(path))
+    # addPyFile also puts the zip on this process's path (for local-mode tests); the
+    # driver keeps importing its own code, so its tracebacks name the source files.
+    sys.path[:] = [entry for entry in sys.path if entry in before]
+    return path
 
 
 _FAIR_POOLS = """<?xml version="1.0"?>

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from runtime.clusters import ClusterProfile
 from runtime.spark.session import (
     DEFAULT_MASTER,
     Session,
@@ -66,7 +67,10 @@ def test_the_spark_properties_bind_to_loopback_and_use_this_python():
     assert conf["spark.driver.host"] == conf["spark.driver.bindAddress"] == "127.0.0.1"
     assert conf["spark.pyspark.python"] == sys.executable
     assert conf["spark.ui.enabled"] == "false"
-    assert conf["spark.executorEnv.PYTHONPATH"].split(os.pathsep)[0] == str(BACKEND)
+    # The code is shipped, never found in this host's folders.
+    assert "spark.executorEnv.PYTHONPATH" not in conf
+    extra = SparkSettings(python_path=("/opt/a", "/opt/b")).spark_conf()
+    assert extra["spark.executorEnv.PYTHONPATH"] == os.pathsep.join(("/opt/a", "/opt/b"))
     # Each Python worker's address space is capped: a huge expression fails its task.
     assert conf["spark.executor.pyspark.memory"] == "1g"
     assert (
@@ -75,6 +79,55 @@ def test_the_spark_properties_bind_to_loopback_and_use_this_python():
     ui = SparkSettings(ui_port=4050, conf=(("spark.ui.enabled", "false"),)).spark_conf()
     assert ui["spark.ui.port"] == "4050"
     assert ui["spark.ui.enabled"] == "false"  # explicit properties win
+
+
+def test_a_cluster_profile_gives_the_session_its_master_and_properties():
+    remote = ClusterProfile(
+        "big",
+        "spark://10.0.0.5:7077",
+        8,
+        32,
+        spark_conf=(("spark.executor.memory", "2g"),),
+        python_archive="hdfs:///envs/exec.tar.gz#env",
+        host="10.0.0.9",
+        driver_port=7078,
+    )
+    settings = SparkSettings.for_cluster(
+        remote, {"SPARK_PYTHON_WORKER_MEMORY": "2g"}, code_cache_dir="/srv/cache"
+    )
+    assert (settings.master, settings.code_cache_dir) == ("spark://10.0.0.5:7077", "/srv/cache")
+    conf = settings.spark_conf()
+    assert conf["spark.driver.host"] == "10.0.0.9"
+    # Spark binds the advertised host's address: loopback is for local masters only.
+    assert "spark.driver.bindAddress" not in conf and settings.bind_address is None
+    assert conf["spark.driver.port"] == "7078"
+    assert conf["spark.pyspark.python"] == "./env/bin/python"
+    assert conf["spark.archives"] == "hdfs:///envs/exec.tar.gz#env"
+    assert conf["spark.executor.memory"] == "2g"
+    assert conf["spark.executor.pyspark.memory"] == "2g"  # the server's cap, not the profile's
+
+    local = SparkSettings.for_cluster(ClusterProfile("default", "local[2,3]", 8, 32), {})
+    conf = local.spark_conf()
+    assert conf["spark.driver.host"] == conf["spark.driver.bindAddress"] == "127.0.0.1"
+    assert conf["spark.pyspark.python"] == sys.executable
+    lan = SparkSettings.for_cluster(
+        ClusterProfile("default", "local", 8, 32), {"SPARK_LOCAL_IP": "10.1.1.1"}
+    )
+    assert lan.spark_conf()["spark.driver.host"] == "10.1.1.1"
+
+
+def test_the_executors_import_the_shipped_code(spark: Session):
+    # Not this host's source folder: the zip the session shipped, as on a cluster.
+    def where(_: object) -> list[str]:
+        import runtime
+
+        return [runtime.__file__ or ""]
+
+    found = spark.context.parallelize([0], 1).flatMap(where).collect()
+    assert spark.code.startswith("streamgraph-code-") and spark.code.endswith(".zip")
+    assert len(found) == 1 and f"{spark.code}{os.sep}runtime" in found[0]
+    assert not found[0].startswith(str(BACKEND))
+    assert not any(spark.code in entry for entry in sys.path)  # the driver keeps its own
 
 
 def test_one_session_per_process_reused(spark: Session):
