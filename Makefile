@@ -23,7 +23,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help install build run test lint fmt bench clean wire
+.PHONY: help install build run test lint fmt bench clean wire executor-env
 
 help:
 	@echo "StreamGraph Studio"
@@ -38,11 +38,13 @@ help:
 	@echo "  make lint    ruff check and format check, commit messages since the rule came in"
 	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
 	@echo "  make wire    regenerate the browser's wire types from the server's models"
+	@echo "  make executor-env  pack the Spark executors' Python environment into"
+	@echo "              $(EXECUTOR_ARCHIVE) (a cluster profile's pythonArchive)"
 	@echo "  make clean   remove .venv, node_modules, var and frontend/dist"
 	@echo ""
 	@echo "Variables: PORT=$(PORT) TEST_POSTGRES_URL=$(TEST_POSTGRES_URL)"
 
-$(INSTALLED): requirements/base.txt requirements/dev.txt
+$(INSTALLED): requirements/base.txt requirements/executor.txt requirements/dev.txt
 	test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements/dev.txt
@@ -115,6 +117,26 @@ bench: $(INSTALLED) $(FRONTEND_STAMP) $(CHROMIUM)
 	PYTHONPATH=backend $(PY) -m benchmarks.spark_bench --postgres-url "$(TEST_POSTGRES_URL)" \
 		$(SPARK_BENCH_FLAGS)
 	npm run bench:canvas
+
+# The Spark executors' Python environment, packed to ship with a cluster profile's
+# `pythonArchive` (spark.archives): a virtualenv of requirements/executor.txt made from this
+# project's interpreter, whose Python version the driver's must match. Its bin/python links
+# to that interpreter's installation, which the cluster's hosts need at the same path (as
+# with venv-pack): build it on a host like theirs, such as a container of the project's image.
+EXECUTOR_ENV := var/executor-env
+EXECUTOR_ARCHIVE := $(EXECUTOR_ENV)/streamgraph-executor.tar.gz
+
+$(EXECUTOR_ARCHIVE): requirements/executor.txt
+	@test -x $(PY) || { echo "make install first: the archive's Python is the project's"; exit 1; }
+	rm -rf $(EXECUTOR_ENV)/venv $@.partial
+	$(PY) -m venv $(EXECUTOR_ENV)/venv
+	$(EXECUTOR_ENV)/venv/bin/python -m pip install --quiet --no-cache-dir -r requirements/executor.txt
+	$(EXECUTOR_ENV)/venv/bin/python -c "import mmh3, redis, pyarrow"
+	tar -czf $@.partial -C $(EXECUTOR_ENV)/venv .
+	mv $@.partial $@
+	@echo "$@: set a cluster profile's \"pythonArchive\" to a copy of it the cluster can read"
+
+executor-env: $(EXECUTOR_ARCHIVE)
 
 clean:
 	rm -rf $(VENV) node_modules var frontend/dist
