@@ -177,6 +177,20 @@ class RunExecution(WireMessage):
     """Every StreamEdge, in document order."""
 
 
+class SparkApplication(WireMessage):
+    """The Spark application that executes a run: its worker's session, which the worker's
+    other runs share, and the links of its cluster profile (`runtime.clusters`)."""
+
+    id: str
+    """Spark's application id (`app-...` on a standalone cluster, `local-...` on a local
+    master)."""
+    uiUrl: str | None
+    """The application in a Spark UI; null when the cluster profile has no `uiUrl`."""
+    historyUrl: str | None
+    """The application in a Spark History Server; null when the profile has no
+    `historyUrl`."""
+
+
 class RunFields(WireMessage):
     """The run's own fields that change while it runs; an update carries the changed ones:
     a field left out is unchanged, a field given as null was cleared (`encode` sends only
@@ -193,6 +207,7 @@ class RunFields(WireMessage):
     sinks: list[SinkOutput] | None = None
     details: Annotated[dict[str, Any], ts_type("JsonObject")] | None = None
     execution: RunExecution | None = None
+    spark: SparkApplication | None = None
 
 
 class RunSummary(WireMessage):
@@ -232,6 +247,8 @@ class RunDetail(RunSummary):
     """Facts from the executor (`applicationId`, `executor`, ...)."""
     execution: RunExecution | None
     """How it executes beside Flink's plan; null until a worker planned it."""
+    spark: SparkApplication | None
+    """Null until a worker has started Spark for it, and with the local executor."""
     seq: int
     """The last journal entry this state includes."""
     vertices: list[Vertex]

@@ -31,8 +31,10 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.fields import DateTimeField
 
+from runs.clusters import cluster_list
 from runs.events import RunUpdate, publish_to_run, run_update
 from runs.models import Run, RunEvent, RunStatus
+from runtime.clusters import ClusterConfigError
 from runtime.events import RunOutcome, SubtaskEvent
 from runtime.monitoring import MonitoredVertex, RunMonitor
 
@@ -78,7 +80,21 @@ def run_fields(run: Run) -> dict[str, Any]:
         "sinks": run.sinks,
         "details": run.details,
         "execution": run.execution,
+        "spark": spark_application(run),
     }
+
+
+def spark_application(run: Run) -> dict[str, Any] | None:
+    """The Spark application the run's details name, with its cluster profile's links."""
+    application = run.details.get("applicationId") if isinstance(run.details, dict) else None
+    if not isinstance(application, str) or not application:
+        return None
+    try:
+        profile = cluster_list().get(run.cluster)
+    except ClusterConfigError:  # the server's start-up check reports it; a read goes on
+        profile = None
+    links = {} if profile is None else profile.links(application)
+    return {"id": application, "uiUrl": links.get("ui"), "historyUrl": links.get("history")}
 
 
 def set_status(run: Run, status: RunStatus) -> bool:

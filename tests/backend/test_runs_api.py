@@ -65,6 +65,7 @@ def test_start_answers_the_run_with_every_subtask(
     assert "sparkMaster" not in body  # the cluster's address is the operator's business
     assert body["startedBy"] == {"id": team.editor.pk, "username": "eddie"}
     assert body["seq"] == 0 and body["sinks"] == [] and body["error"] is None
+    assert body["spark"] is None  # no worker has started Spark for it yet
     assert [(v["name"], v["parallelism"], v["status"]) for v in body["vertices"]] == [
         ("Source: Numbers", 1, "CREATED"),
         ("Map", 2, "CREATED"),
@@ -202,6 +203,39 @@ def test_cancelling_a_lost_run_answers_that_it_ended(team: Team, settings: Any) 
     assert response.json()["error"]["code"] == "run-ended"
     run.refresh_from_db()
     assert (run.status, run.seq) == ("RUNNING", 0)
+
+
+def test_a_run_links_to_its_spark_application_as_its_cluster_says(
+    team: Team, settings: Any
+) -> None:
+    settings.SPARK_CLUSTERS = {
+        "big": {
+            "master": "spark://10.0.0.5:7077",
+            "host": "10.0.0.9",
+            "python": "/opt/streamgraph/bin/python",
+            "uiUrl": "http://spark-master:8080/app/?appId={applicationId}",
+            "historyUrl": "http://history:18080/history/{applicationId}/jobs/",
+        }
+    }
+    version = team.pipeline.versions.get(number=2)
+    run = make_run(version=version, status=RunStatus.FINISHED)
+    Run.objects.filter(pk=run.pk).update(
+        cluster="big", details={"applicationId": "app-20260101-0007", "executor": "spark"}
+    )
+    local = make_run(version=version, status=RunStatus.FINISHED)
+    Run.objects.filter(pk=local.pk).update(details={"applicationId": "local-17"})
+
+    body = team.client("viewer").get(f"/api/runs/{run.pk}/").json()
+
+    RunDetail.model_validate(body)
+    assert body["spark"] == {
+        "id": "app-20260101-0007",
+        "uiUrl": "http://spark-master:8080/app/?appId=app-20260101-0007",
+        "historyUrl": "http://history:18080/history/app-20260101-0007/jobs/",
+    }
+    # The default cluster has no links: the application alone.
+    body = team.client("viewer").get(f"/api/runs/{local.pk}/").json()
+    assert body["spark"] == {"id": "local-17", "uiUrl": None, "historyUrl": None}
 
 
 def test_the_journal_lists_stored_entries_after_a_sequence_number(team: Team) -> None:

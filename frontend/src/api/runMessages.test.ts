@@ -146,6 +146,25 @@ describe("run monitor messages", () => {
     ).toContain("run.execution.exchanges.0.handoff");
   });
 
+  it("reads the Spark application with its links, in an update and in a detail", () => {
+    const spark = {
+      id: "app-20260101-0007",
+      uiUrl: "http://spark-master:8080/app/?appId=app-20260101-0007",
+      historyUrl: null,
+    };
+    const message = parsed(
+      `{"type":"run_update","seq":2,"run":{"spark":${JSON.stringify(spark)}},"vertices":[]}`,
+    );
+    expect(message.type === "run_update" && message.run).toEqual({ spark });
+    const detail = { ...(JSON.parse(RUN) as Record<string, unknown>), spark };
+    expect(readRunDetail(detail).spark).toEqual(spark);
+    // A server that does not send it yet: not known.
+    expect(readRunDetail(JSON.parse(RUN)).spark).toBeNull();
+    expect(() => readRunDetail({ ...detail, spark: { ...spark, uiUrl: 3 } })).toThrow(
+      "run.spark.uiUrl",
+    );
+  });
+
   it("reads whole changed vertices and subtasks in an update", () => {
     const message = parsed(
       `{"type":"run_update","seq":4,"run":{},"vertices":[${VERTEX}],"subtasks":[${SUBTASK}]}`,

@@ -48,6 +48,7 @@ import {
   type RunStatus,
   type RunVertex,
   type SinkOutput,
+  type SparkApplication,
   type Subtask,
 } from "./runs";
 
@@ -259,6 +260,15 @@ function readExecution(value: Value, path: string): RunExecution | null {
   };
 }
 
+function readSparkApplication(value: Value, path: string): SparkApplication {
+  const raw = object(value, path);
+  return {
+    id: string(field(raw, "id"), `${path}.id`),
+    uiUrl: nullableString(field(raw, "uiUrl"), `${path}.uiUrl`),
+    historyUrl: nullableString(field(raw, "historyUrl"), `${path}.historyUrl`),
+  };
+}
+
 function readDetails(value: Value, path: string): JsonObject {
   return value === undefined || value === null ? {} : object(value, path);
 }
@@ -288,6 +298,9 @@ function readRunFields(value: Value, path: string): RunFields {
         break;
       case "execution":
         fields.execution = readExecution(item, at);
+        break;
+      case "spark":
+        fields.spark = nullable(readSparkApplication)(item, at);
         break;
       default:
         fields[key] = nullableString(item, at);
@@ -319,6 +332,8 @@ export function readRunDetail(value: Value, path = "run"): RunDetail {
     sinks: items(field(raw, "sinks"), at("sinks"), readSink),
     details: readDetails(field(raw, "details"), at("details")),
     execution: readExecution(field(raw, "execution"), at("execution")),
+    // Absent from servers before it was sent: not known.
+    spark: nullable(readSparkApplication)(field(raw, "spark"), at("spark")),
     seq: count(field(raw, "seq"), at("seq")),
     vertices: items(field(raw, "vertices"), at("vertices"), readVertex),
     subtasks: items(field(raw, "subtasks"), at("subtasks"), readSubtask),

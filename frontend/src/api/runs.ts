@@ -47,6 +47,9 @@ export type RunSummary = Wire.RunSummary;
  * subtasks per vertex with subtask 0 first. */
 export type RunDetail = Wire.RunDetail;
 
+/** The Spark application a run executes in, with its cluster's links. */
+export type SparkApplication = Wire.SparkApplication;
+
 /** A run's own fields with its outputs, without its vertices and subtasks. */
 export type RunInfo = Omit<RunDetail, "seq" | "vertices" | "subtasks">;
 
@@ -63,6 +66,7 @@ const CHANGING: Readonly<Record<ChangingRunField, true>> = {
   sinks: true,
   details: true,
   execution: true,
+  spark: true,
 };
 export const CHANGING_RUN_FIELDS = Object.keys(CHANGING) as readonly ChangingRunField[];
 /** The fields as the app holds them: a status or a list is never cleared. */

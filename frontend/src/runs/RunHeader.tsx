@@ -1,13 +1,27 @@
 import { useState } from "react";
 
 import { ApiError } from "../api/http";
-import { cancelRun, DEFAULT_CLUSTER, isActive, startRun, type RunInfo } from "../api/runs";
+import {
+  cancelRun,
+  DEFAULT_CLUSTER,
+  isActive,
+  startRun,
+  type RunInfo,
+  type SparkApplication,
+} from "../api/runs";
 import { navigate } from "../app/router";
 import { useShallow } from "../store/hooks";
 import { receiveDetail } from "../store/run";
 import { errorText } from "../ui/useResource";
 import { useNow, useRun, useRunPage } from "./context";
-import { clusterText, formatDateTime, formatDuration, queueTime, runDuration } from "./format";
+import {
+  clusterText,
+  formatDateTime,
+  formatDuration,
+  queueTime,
+  runDuration,
+  sparkLinks,
+} from "./format";
 import { describeOverrides } from "./runParameters";
 import { StatusBadge } from "./StatusBadge";
 
@@ -41,13 +55,50 @@ export function RunHeader({ pipelineName }: { readonly pipelineName: string | nu
       <span className="run-header__meta muted" title={runFacts(info)}>
         by {info.startedBy?.username ?? "unknown"} ·{" "}
         {formatDateTime(info.startedAt ?? info.createdAt)} ·{" "}
-        <span title="The cluster it runs on">{clusterText(info.cluster)}</span>
+        <span title="The cluster it runs on" data-testid="run-cluster">
+          {clusterText(info.cluster)}
+        </span>
+        <SparkNote spark={info.spark} />
         <OverridesNote info={info} />
       </span>
       <ConnectionNote />
       <span className="topbar__spacer" />
       <RunActions />
     </header>
+  );
+}
+
+/** "· app-20260101-0007 · Spark UI · History": the Spark application the run executes in,
+ * and its cluster's links to it; nothing before a worker has started Spark for it. */
+function SparkNote({ spark }: { readonly spark: SparkApplication | null }) {
+  if (spark === null) {
+    return null;
+  }
+  return (
+    <>
+      {" · "}
+      <span
+        className="run-header__spark"
+        title="The Spark application it runs in (shared by the runs of its worker)"
+        data-testid="run-spark-application"
+      >
+        {spark.id}
+      </span>
+      {sparkLinks(spark).map((link) => (
+        <span key={link.label}>
+          {" · "}
+          <a
+            href={link.href}
+            title={link.title}
+            target="_blank"
+            rel="noopener noreferrer"
+            data-testid={`run-spark-${link.label === "Spark UI" ? "ui" : "history"}`}
+          >
+            {link.label}
+          </a>
+        </span>
+      ))}
+    </>
   );
 }
 

@@ -10,6 +10,7 @@ import {
   queueTime,
   runDuration,
   spanDuration,
+  sparkLinks,
 } from "./format";
 
 describe("durations", () => {
@@ -85,5 +86,29 @@ describe("counts", () => {
     const seconds = new Date(2026, 10, 23, 18, 13, 28, 253).getTime() / 1000;
     expect(formatClock(seconds)).toBe("18:13:28.253");
     expect(formatClock(null)).toBe("–");
+  });
+});
+
+describe("Spark links", () => {
+  it("lists the UI, then the History Server, of the run's application", () => {
+    const spark = {
+      id: "app-20260101-0007",
+      uiUrl: "http://spark-master:8080/app/?appId=app-20260101-0007",
+      historyUrl: "http://history:18080/history/app-20260101-0007/jobs/",
+    };
+    expect(sparkLinks(spark).map((link) => [link.label, link.href])).toEqual([
+      ["Spark UI", "http://spark-master:8080/app/?appId=app-20260101-0007"],
+      ["History", "http://history:18080/history/app-20260101-0007/jobs/"],
+    ]);
+    expect(sparkLinks(spark)[1]?.title).toBe(
+      "Application app-20260101-0007 in the Spark History Server",
+    );
+  });
+
+  it("gives only the links the cluster has, and none before there is an application", () => {
+    expect(sparkLinks({ id: "local-1", uiUrl: null, historyUrl: null })).toEqual([]);
+    const ui = sparkLinks({ id: "app-1", uiUrl: "http://driver:4040/", historyUrl: null });
+    expect(ui.map((link) => link.label)).toEqual(["Spark UI"]);
+    expect(sparkLinks(null)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * same width for the same magnitude, so columns of them read at a glance.
  */
 
-import { DEFAULT_CLUSTER, type Attempt, type RunInfo } from "../api/runs";
+import { DEFAULT_CLUSTER, type Attempt, type RunInfo, type SparkApplication } from "../api/runs";
 
 /** "850 ms", "4.2 s", "42 s", "3m 05s", "2h 03m"; "–" for an unknown duration. */
 export function formatDuration(seconds: number | null): string {
@@ -144,4 +144,35 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 /** A run's cluster as the run header and lists name it. */
 export function clusterText(cluster: string): string {
   return cluster === DEFAULT_CLUSTER ? "default cluster" : `cluster ${cluster}`;
+}
+
+/** A link the run header shows to where Spark shows the run's application. */
+export interface SparkLink {
+  readonly label: string;
+  readonly href: string;
+  readonly title: string;
+}
+
+/** The links the run's cluster profile gives to its Spark application, in header order:
+ * the live Spark UI, then the History Server; none without an application. */
+export function sparkLinks(spark: SparkApplication | null): readonly SparkLink[] {
+  if (spark === null) {
+    return [];
+  }
+  const links: SparkLink[] = [];
+  if (spark.uiUrl !== null) {
+    links.push({
+      label: "Spark UI",
+      href: spark.uiUrl,
+      title: `Application ${spark.id} in the Spark UI`,
+    });
+  }
+  if (spark.historyUrl !== null) {
+    links.push({
+      label: "History",
+      href: spark.historyUrl,
+      title: `Application ${spark.id} in the Spark History Server`,
+    });
+  }
+  return links;
 }

@@ -98,6 +98,7 @@ export function runDetail(overrides: Partial<RunDetail> = {}): RunDetail {
     sinks: [],
     details: {},
     execution: null,
+    spark: null,
     seq: 0,
     vertices: [vertex()],
     subtasks: [subtask({ subtask: 0 }), subtask({ subtask: 1 })],

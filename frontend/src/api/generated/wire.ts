@@ -522,6 +522,10 @@ export interface RunDetail {
    */
   readonly execution: RunExecution | null;
   /**
+   * Null until a worker has started Spark for it, and with the local executor.
+   */
+  readonly spark: SparkApplication | null;
+  /**
    * The last journal entry this state includes.
    */
   readonly seq: number;
@@ -638,6 +642,26 @@ export interface RunExchange {
   readonly handoff: Handoff;
   readonly producerStage: number;
   readonly consumerStage: number;
+}
+/**
+ * The Spark application that executes a run: its worker's session, which the worker's
+ * other runs share, and the links of its cluster profile (`runtime.clusters`).
+ */
+export interface SparkApplication {
+  /**
+   * Spark's application id (`app-...` on a standalone cluster, `local-...` on a local
+   * master).
+   */
+  readonly id: string;
+  /**
+   * The application in a Spark UI; null when the cluster profile has no `uiUrl`.
+   */
+  readonly uiUrl: string | null;
+  /**
+   * The application in a Spark History Server; null when the profile has no
+   * `historyUrl`.
+   */
+  readonly historyUrl: string | null;
 }
 /**
  * A JobVertex: its subtasks' aggregate status (Flink's rules), counts and records.
@@ -770,6 +794,7 @@ export interface RunFields {
   readonly sinks?: readonly SinkOutput[] | null;
   readonly details?: JsonObject | null;
   readonly execution?: RunExecution | null;
+  readonly spark?: SparkApplication | null;
 }
 export interface RunErrorMessage {
   readonly type: "error";
