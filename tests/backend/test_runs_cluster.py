@@ -3,8 +3,9 @@ cluster profile whose master is the session's cluster (`spark_cluster`), runs st
 REST by an owner and followed over the websocket as a browser would.
 
 The cluster's executors share nothing with the server but the cluster: their interpreter
-has no path to the source folder, their PYTHONPATH is an empty folder and their working
-directory is the worker's, so they run only the code the worker's Spark session ships. What
+is a virtualenv the session ships (`pythonArchive`) with no path to the source folder,
+their PYTHONPATH is an empty folder and their working directory is the worker's, so they
+run only the code the worker's Spark session ships. What
 they do must equal what the reference executor does in this process: sink output, records
 per subtask, and every subtask's states and attempts.
 
@@ -17,7 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
+import sysconfig
+import tarfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +45,8 @@ from tests.backend.test_live_server import Http
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CLUSTER = "standalone"
+ENVIRONMENT = "env"
+"""Where Spark unpacks the shipped virtualenv beside each executor."""
 WORDS = [
     "to be or not to be",
     "that is the question",
@@ -73,9 +79,7 @@ def served(
         "master": spark_cluster.master_url,
         "host": "127.0.0.1",
         "bindAddress": "127.0.0.1",
-        # The driver's interpreter, which has the executors' requirements and no path to
-        # the source folder.
-        "python": sys.executable,
+        "pythonArchive": f"{packed_environment(root)}#{ENVIRONMENT}",
         "eventLogDir": (root / "events").as_uri(),
         "uiUrl": f"{spark_cluster.web_url}/app/?appId={{applicationId}}",
         "sparkConf": {
@@ -96,6 +100,19 @@ def served(
         RUNTIME_CACHE_DIR=str(root / "cache"),
     ) as server:
         yield Served(server, root / "data", root / "events", spark_cluster)
+
+
+def packed_environment(root: Path) -> Path:
+    """A virtualenv packed as `make executor-env` packs one, without an index: its packages
+    are this interpreter's, named by a `.pth` file (the source folder is not among them)."""
+    venv = root / "environment"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site_packages,) = (venv / "lib").glob("python3*/site-packages")
+    (site_packages / "packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    archive = root / "environment.tar.gz"
+    with tarfile.open(archive, "w:gz") as packed:
+        packed.add(venv, arcname=".")
+    return archive
 
 
 def word_count() -> dict[str, Any]:
@@ -256,9 +273,10 @@ def test_a_failed_first_attempt_is_retried_on_the_cluster_with_the_shipped_code(
     assert f'File "./{code}/runtime/chains.py"' in trace
     assert str(REPO) not in trace
     # `./` is the executor's working directory, in the worker's work folder, where Spark
-    # fetched the zip the session shipped.
-    shipped = list((served.cluster.work_dir / application).glob(f"*/{code}"))
-    assert shipped and all(path.is_file() for path in shipped)
+    # fetched the zip the session shipped and unpacked the virtualenv it runs.
+    executors = list((served.cluster.work_dir / application).iterdir())
+    assert executors and all((folder / code).is_file() for folder in executors)
+    assert all((folder / ENVIRONMENT / "bin" / "python").exists() for folder in executors)
 
 
 def failure_traceback(event_log: Path, timeout: float = 15.0) -> str:
