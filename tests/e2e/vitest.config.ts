@@ -12,6 +12,9 @@ export default defineConfig({
     // Browser pages and the server share two cores: one file at a time.
     fileParallelism: false,
     testTimeout: 60_000,
+    // A page under load (two cores, the server, Spark and Chromium) may take seconds to
+    // show what a poll waits for; the default second is for unit tests.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 120_000,
   },
 });

@@ -96,11 +96,12 @@ export function MembersSection(props: {
       props.onLeft(done);
       return;
     }
+    // The list first: the notice never says what the list does not show yet.
+    await reload();
     setNotice(done);
     if (changesOwnAccess(action, reader)) {
       props.onOwnRoleChanged();
     }
-    await reload();
   };
 
   const box = (action: MemberAction) => {
