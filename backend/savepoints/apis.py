@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.http import HttpRequest
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from pydantic import BaseModel
 from rest_framework import status
@@ -59,6 +60,15 @@ def _data(serializer_class: type[Any], request: Request) -> dict[str, Any]:
 class SavepointListApi(APIView):
     parser_classes = (MultiPartParser,)
 
+    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
+        if request.method == "POST":
+            # Before authentication: a session's CSRF check reads the body. The file streams
+            # into this handler, never past the limit.
+            request.upload_handlers = [
+                SavepointUploadHandler(settings.SAVEPOINT_MAX_BYTES, request)
+            ]
+        return super().initialize_request(request, *args, **kwargs)
+
     @extend_schema(
         operation_id="savepoints_list",
         tags=["savepoints"],
@@ -87,8 +97,6 @@ class SavepointListApi(APIView):
     def post(self, request: Request, pipeline_id: int) -> Response:
         pipeline = _pipeline(request, pipeline_id)
         require_role(user=request.user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
-        # Set before the body is parsed: the file streams into this handler, never past the limit.
-        request.upload_handlers = [SavepointUploadHandler(settings.SAVEPOINT_MAX_BYTES, request)]
         data = _data(SavepointUploadSerializer, request)
         savepoint = services.savepoint_upload(
             pipeline=pipeline,
