@@ -17,7 +17,7 @@ from django.db import transaction
 from accounts.models import Role
 from accounts.permissions import authenticated_user, require_role
 from compiler.savepoint import SavepointError, read_savepoint
-from config.errors import InvalidRequest
+from config.errors import InvalidRequest, NotFound
 from pipelines.models import Pipeline, PipelineVersion
 from pipelines.selectors import version_get
 from savepoints.models import Savepoint
@@ -46,7 +46,14 @@ def _clear_current(pipeline: Pipeline) -> None:
 
 
 def _version(pipeline: Pipeline, number: int | None) -> PipelineVersion | None:
-    return None if number is None else version_get(pipeline=pipeline, number=number)
+    """The version named as the savepoint's writer: a number in the body, so an unknown one
+    is a bad field, not a missing page."""
+    if number is None:
+        return None
+    try:
+        return version_get(pipeline=pipeline, number=number)
+    except NotFound as missing:
+        raise InvalidRequest(missing.message, fields={"writtenBy": [missing.message]}) from None
 
 
 def savepoint_upload(

@@ -192,6 +192,27 @@ def test_bad_fields_say_which(fields: dict[str, str], where: str) -> None:
     assert Savepoint.objects.count() == 0
 
 
+def test_an_unknown_writer_version_is_named_in_its_field() -> None:
+    team = make_team()
+    savepoint = make_savepoint(pipeline=team.pipeline)
+    client = team.client("editor")
+
+    uploaded = _upload(client, team.pipeline.pk, savepoint_bytes(), writtenBy="99")
+    patched = client.patch(
+        f"/api/pipelines/{team.pipeline.pk}/savepoints/{savepoint.pk}/",
+        {"writtenBy": 99},
+        format="json",
+    )
+
+    for response in (uploaded, patched):
+        assert response.status_code == 400, response.content[:300]
+        error = response.json()["error"]
+        assert error["fields"]["writtenBy"] == ["The pipeline has no version 99."]
+    assert Savepoint.objects.count() == 1
+    savepoint.refresh_from_db()
+    assert savepoint.written_by is None
+
+
 def test_a_second_file_field_is_refused() -> None:
     team = make_team()
     body = {
