@@ -384,16 +384,27 @@ class _Restore:
     """Old ID -> the new node that restores it."""
 
 
+def restore_lookups(old: Compilation, new: Compilation) -> dict[NodeId, Hash128]:
+    """New node -> the ID of the state a savepoint of `old` holds that Flink restores into
+    it, in node order (only IDs the savepoint has). The savepoint holds each operator's
+    state under its generated ID, whatever its uidHash; Flink looks a new operator up by its
+    uidHash when the savepoint has that ID, else by its generated ID."""
+    saved = set(old.hashes.values())
+    looks_up: dict[NodeId, Hash128] = {}
+    for nid, generated in sorted(new.hashes.items()):
+        user = new.user_hashes.get(nid)
+        looked_up = user if user is not None and user in saved else generated
+        if looked_up in saved:
+            looks_up[nid] = looked_up
+    return looks_up
+
+
 def _restore(old: _Side, new: _Side) -> _Restore:
     owner = {h: nid for nid, h in sorted(old.compilation.hashes.items())}
-    looks_up: dict[NodeId, Hash128] = {}
+    looks_up = restore_lookups(old.compilation, new.compilation)
     receiver: dict[Hash128, NodeId] = {}
-    for nid, generated in sorted(new.compilation.hashes.items()):
-        user = new.compilation.user_hashes.get(nid)
-        looked_up = user if user is not None and user in owner else generated
-        if looked_up in owner:
-            looks_up[nid] = looked_up
-            receiver.setdefault(looked_up, nid)
+    for nid, looked_up in looks_up.items():
+        receiver.setdefault(looked_up, nid)
     return _Restore(owner, looks_up, receiver)
 
 

@@ -7,9 +7,10 @@ version would lose or scramble, with every reason:
 
 * `operator-removed`: the operator is gone, and no operator of the reviewed version has its
   id, so its state cannot be restored;
-* `state-lost`: no operator of the reviewed version has its OperatorID (generated or
-  user-defined) any more, so a savepoint's state for it is not restored; the causes are
-  the savepoint verdict's (`compiler.diff.operator_id_causes`);
+* `state-lost`: no operator of the reviewed version looks its state up any more (by its
+  generated OperatorID, or by a uidHash the savepoint has), so a savepoint's state for it
+  is not restored; the causes are the savepoint verdict's
+  (`compiler.diff.operator_id_causes`), or the uidHash that takes another state instead;
 * `key-changed`: it is keyed (the target of a HASH edge) and that edge now partitions by
   another key, or no longer by a key. Flink restores such state without a word, but each
   key's state stays in the key group the old key put it in;
@@ -23,8 +24,9 @@ version would lose or scramble, with every reason:
   promised.
 
 Each operator is listed once, in node id order, by the id its state is stored under in a
-savepoint of the reference (its user-defined id if it has one, else its generated
-OperatorID): the id Flink names when it refuses to restore it. Matching is by id, not by
+savepoint of the reference: its generated OperatorID, whatever its uidHash (Flink looks a
+state up by a uidHash, then saves it under the generated ID), the id Flink names when it
+refuses to restore it. Matching is by id, not by
 node id, as Flink restores. A reference that does not compile never ran, so it has no
 state to lose: nothing is listed.
 """
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from compiler.diagnostics import Severity
-from compiler.diff import operator_id_causes
+from compiler.diff import operator_id_causes, restore_lookups
 from compiler.edits import edge_keys
 from compiler.execution import ExecutionJobVertex
 from compiler.hashing import to_hex
@@ -142,9 +144,9 @@ def state_risks_of(
 
 
 def _saved_id(compilation: Compilation, nid: int) -> Hash128:
-    """The id an operator's state is saved under: its user-defined id, else its own."""
-    user = compilation.user_hashes.get(NodeId(nid))
-    return user if user is not None else compilation.hashes[NodeId(nid)]
+    """The id an operator's state is saved under: its generated OperatorID. A uidHash only
+    says where to look when restoring; the restored state is saved under the generated ID."""
+    return compilation.hashes[NodeId(nid)]
 
 
 def _lost(
@@ -153,22 +155,46 @@ def _lost(
     old: Compilation,
     new: Compilation,
 ) -> list[tuple[int, Reason]]:
-    """Operators whose ids no operator of the reviewed version has: removed, or changed."""
-    new_ids = set(new.hashes.values()) | {h for h in new.user_hashes.values() if h is not None}
+    """Operators whose saved state no operator of the reviewed version restores: removed,
+    changed, or passed over for the state a uidHash names."""
+    lookups = restore_lookups(old, new)
+    restored = set(lookups.values())
     new_nodes = _nodes(reviewed)
     found: list[tuple[int, Reason]] = []
     for nid in stateful:
-        own, user = old.hashes[NodeId(nid)], old.user_hashes.get(NodeId(nid))
-        if own in new_ids or (user is not None and user in new_ids):
-            continue  # restored, by the same node or by whichever now has the id
-        if nid not in new_nodes or NodeId(nid) not in new.hashes:
+        node = NodeId(nid)
+        own = old.hashes[node]
+        if own in restored:
+            continue  # by the same node or by whichever now looks it up
+        if nid not in new_nodes or node not in new.hashes:
             found.append(
                 (nid, Reason("operator-removed", "it was removed: its state cannot be restored"))
             )
             continue
-        causes = "; ".join(operator_id_causes(old, new, NodeId(nid)))
+        causes = _lost_causes(old, new, node, lookups)
         found.append((nid, Reason("state-lost", f"its state would not be restored: {causes}")))
     return found
+
+
+def _lost_causes(
+    old: Compilation, new: Compilation, node: NodeId, lookups: dict[NodeId, Hash128]
+) -> str:
+    user = new.user_hashes.get(node)
+    taken = lookups.get(node)
+    if taken is not None and taken == user:
+        owner = next(nid for nid, h in sorted(old.hashes.items()) if h == taken)
+        name = old.graph.nodes[owner].name if old.graph is not None else "an operator"
+        return (
+            f"its uidHash {to_hex(taken)} is the saved ID of {name} ({owner}), so Flink "
+            "restores that state into it instead of its own"
+        )
+    causes = operator_id_causes(old, new, node)
+    if user is not None:
+        causes.append(
+            f"its uidHash {to_hex(user)} finds nothing in a savepoint of the reference, which "
+            f"holds its state under its generated ID {to_hex(old.hashes[node])}"
+        )
+    return "; ".join(causes)
 
 
 def _key_words(edge: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@ and the rules one at a time."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from compiler.hashing import to_hex
+from compiler.model import NodeId
+from compiler.pipeline import compile_document
 from compiler.statecheck import state_risks
 from tests.compiler.builders import GraphBuilder
 
@@ -67,6 +71,8 @@ def keyed(
     parallelism: int = 2,
     max_parallelism: int = -1,
     sum_uid: str | None = None,
+    sum_uid_hash: str | None = None,
+    map_strategy: str = "ALWAYS",
 ) -> dict[str, Any]:
     """Source -> Map -> (keyBy) Sum -> Sink."""
     return (
@@ -74,9 +80,10 @@ def keyed(
         .config(default_parallelism=parallelism)
         .node(1, "Source: Numbers", operator="source.sequence", parallelism=parallelism,
               max_parallelism=max_parallelism, factory="SOURCE")
-        .node(2, "Map", parallelism=parallelism, max_parallelism=max_parallelism)
+        .node(2, "Map", parallelism=parallelism, max_parallelism=max_parallelism,
+              strategy=map_strategy)
         .node(3, "Sum", operator="reduce", parallelism=parallelism,
-              max_parallelism=max_parallelism, uid=sum_uid)
+              max_parallelism=max_parallelism, uid=sum_uid, uid_hash=sum_uid_hash)
         .node(4, "Sink: Out", operator="sink.print", parallelism=parallelism,
               max_parallelism=max_parallelism)
         .edge(1, 2)
@@ -144,17 +151,66 @@ def test_a_uid_keeps_state_through_a_topology_change() -> None:
     assert codes(state_risks(reference, reviewed)) == {"Source: Numbers": ["state-lost"]}
 
 
-def test_a_removed_operator_is_named_by_its_saved_id() -> None:
-    reference = keyed()
-    reference["nodes"][2]["uidHash"] = "0123456789abcdef0123456789abcdef"
+def test_a_removed_operator_is_named_by_the_id_its_state_is_saved_under() -> None:
+    # Flink saves an operator's state under its generated ID, whatever its uidHash.
+    reference = keyed(sum_uid_hash="0123456789abcdef0123456789abcdef")
     reviewed = keyed()
     reviewed["nodes"] = [n for n in reviewed["nodes"] if n["id"] != 3]
     reviewed["edges"] = [reviewed["edges"][0]]
 
     (risk,) = [r for r in state_risks(reference, reviewed) if r.name == "Sum"]
 
-    assert risk.operator_id == "0123456789abcdef0123456789abcdef"
+    assert risk.operator_id == _sum_id(reference)
     assert [r.code for r in risk.reasons] == ["operator-removed"]
+
+
+def _sum_id(document: dict[str, Any]) -> str:
+    return to_hex(compile_document(document).hashes[NodeId(3)])
+
+
+def _with_filter_before_sum(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with a filter between Map and Sum: Sum's generated ID changes."""
+    changed = copy.deepcopy(document)
+    changed["nodes"].append(
+        {"id": 5, "name": "Filter", "operator": "filter", "params": {}, "parallelism": 2}
+    )
+    keyed_edge = changed["edges"][1]
+    changed["edges"][1] = {"source": 2, "target": 5, "partitioner": "FORWARD"}
+    changed["edges"].append({**keyed_edge, "source": 5})
+    return changed
+
+
+def test_a_pin_keeps_state_through_one_change_only() -> None:
+    # v1's Sum ID pinned as uidHash takes v1's state through a change (v2); a savepoint of
+    # v2 then holds Sum's state under v2's generated ID, which the pin does not look up.
+    pinned = keyed(map_strategy="HEAD", sum_uid_hash=_sum_id(keyed()))
+    assert _sum_id(pinned) != _sum_id(keyed())
+    assert [r.name for r in state_risks(keyed(), pinned)] == ["Source: Numbers"]
+
+    (risk,) = [r for r in state_risks(pinned, _with_filter_before_sum(pinned)) if r.name == "Sum"]
+
+    assert risk.operator_id == _sum_id(pinned)
+    (reason,) = risk.reasons
+    assert reason.code == "state-lost"
+    assert (
+        f"its uidHash {_sum_id(keyed())} finds nothing in a savepoint of the reference, which "
+        f"holds its state under its generated ID {_sum_id(pinned)}"
+    ) in reason.message
+
+
+def test_a_uid_hash_that_takes_another_state_leaves_its_own_behind() -> None:
+    # The source's ID changes, and Sum is given the source's old ID by mistake.
+    reference = keyed()
+    source_id = to_hex(compile_document(reference).hashes[NodeId(1)])
+
+    risks = state_risks(reference, keyed(map_strategy="HEAD", sum_uid_hash=source_id))
+
+    (risk,) = [r for r in risks if r.name == "Sum"]
+    assert risk.operator_id == _sum_id(reference)
+    assert risk.reasons[0].message == (
+        f"its state would not be restored: its uidHash {source_id} is the saved ID of Source: "
+        "Numbers (1), so Flink restores that state into it instead of its own"
+    )
 
 
 def test_a_reviewed_version_that_does_not_compile_risks_all_state() -> None:
