@@ -594,16 +594,14 @@ class _Report:
         return text
 
     def _previous_owner(self, operator_id: Hash128) -> NodeId | None:
-        """The node of the previous version whose state is saved under `operator_id`."""
+        """The node of the previous version whose state is saved under `operator_id`: its
+        generated ID, whatever its uidHash (Flink saves restored state under that too)."""
         if self.previous is None:
             return None
         if self._owners is None:
             owners: dict[Hash128, NodeId] = {}
             for nid, generated in sorted(self.previous.hashes.items()):
                 owners.setdefault(generated, nid)
-                user = self.previous.user_hashes.get(nid)
-                if user is not None:
-                    owners[user] = nid  # state is saved under the user-defined ID
             self._owners = owners
         return self._owners.get(operator_id)
 

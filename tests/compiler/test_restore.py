@@ -130,11 +130,12 @@ def state(
 
 def saved(compilation: Compilation) -> tuple[OperatorState, ...]:
     """The savepoint a run of `compilation` writes: the source's splits and enumerator, the
-    Sum's keys, nothing for the others; under each operator's user-defined ID if it has one."""
+    Sum's keys, nothing for the others; under each operator's generated ID, whatever its
+    uidHash, as Flink saves them."""
     assert compilation.graph is not None and compilation.execution is not None
     result = []
     for vertex in compilation.execution.vertices:
-        for nid, (generated, user) in zip(
+        for nid, (generated, _) in zip(
             vertex.job_vertex.nodes, vertex.job_vertex.operator_ids, strict=True
         ):
             node = compilation.graph.nodes[nid]
@@ -145,7 +146,7 @@ def saved(compilation: Compilation) -> tuple[OperatorState, ...]:
                 kinds = (StateKind.KEYED_MANAGED,)
             result.append(
                 state(
-                    user if user is not None else generated,
+                    generated,
                     node.name,
                     kinds=kinds,
                     parallelism=vertex.parallelism,
@@ -350,6 +351,20 @@ def test_lost_state_is_explained_by_what_changed_when_the_previous_version_is_kn
         f"Sum (3) has the same name and ID {sum_id(new)}: if it should take this state over, "
         f"set its uidHash to {sum_id(old)}",
     )
+
+
+def test_lost_state_is_explained_by_the_operator_whose_generated_id_it_has() -> None:
+    # The writer gave Sum the source's ID as uidHash; its savepoint still holds each state
+    # under the generated ID, so the source's lost state is the source's, not Sum's.
+    first = compiled(keyed())
+    old = compiled(keyed(sum_uid_hash=to_hex(first.hashes[NodeId(1)])))
+    new = compiled(keyed(map_strategy="HEAD"))
+
+    check = check_restore(saved(old), new, previous=old)
+
+    source_row = next(row for row in check.operators if row.name == "Source: Numbers")
+    assert source_row.outcome == "lost"
+    assert source_row.reasons[0].startswith("its operator Source: Numbers (1) has ID ")
 
 
 def test_a_removed_operator_is_said_to_be_removed() -> None:
