@@ -117,6 +117,9 @@ describe("pinning current IDs", () => {
       missing: [],
     });
     expect(pinText(proposal)).toMatch(/^Pin 2 operators: each keeps the OperatorID it has now/);
+    // Flink saves state under the generated ID: a pin finds only what was saved under it.
+    expect(pinText(proposal)).toContain("a savepoint taken under that ID");
+    expect(pinText(proposal)).toContain("pin again then, or give the operator a uid");
   });
 
   it("sets uidHash to those IDs as one step of the document store, undone together", () => {
@@ -213,6 +216,7 @@ describe("readable uids", () => {
 describe("the pipeline settings' line", () => {
   it("counts the operators whose state is not pinned and offers both ways", () => {
     expect(stateSummary(0)).toMatch(/^Every stateful operator has a uid or uidHash/);
+    expect(stateSummary(0)).toContain("a uidHash finds the state saved under that ID");
     expect(stateSummary(1)).toMatch(/^1 stateful operator has no uid or uidHash: /);
     expect(stateSummary(3)).toMatch(/^3 stateful operators have no uid or uidHash: /);
     expect(stateSummary(3)).toContain("Pin their current IDs");

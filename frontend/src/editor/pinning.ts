@@ -157,8 +157,10 @@ export function pinText(proposal: PinProposal): string {
   }
   return (
     `Pin ${operators(proposal.items.length)}: each keeps the OperatorID it has now as its ` +
-    "uidHash, so Flink finds its state in a savepoint after later changes around it. " +
-    "The IDs stay as they are; one undo takes it back."
+    "uidHash, so Flink finds its state in a savepoint taken under that ID after later " +
+    "changes around it. Savepoints taken after such a change hold the state under the new " +
+    "ID: pin again then, or give the operator a uid. The IDs stay as they are; one undo " +
+    "takes it back."
   );
 }
 
@@ -187,7 +189,10 @@ export function uidText(items: readonly UidItem[], savedVersions: number | null)
 /** The pipeline settings' line about operators whose state is not pinned. */
 export function stateSummary(unpinnedCount: number): string {
   if (unpinnedCount === 0) {
-    return "Every stateful operator has a uid or uidHash: its state survives changes around it.";
+    return (
+      "Every stateful operator has a uid or uidHash: a uid keeps its state through changes " +
+      "around it; a uidHash finds the state saved under that ID."
+    );
   }
   const which =
     unpinnedCount === 1 ? "1 stateful operator has" : `${unpinnedCount} stateful operators have`;
