@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 
 from compiler.hashing import to_hex
 from compiler.pipeline import Compilation, compile_document
-from compiler.rescale import Rescale, RescaleRefused, simulate_rescale
+from compiler.rescale import Rescale, RescaleRefused, apply_edits, rescale_edits
 from compiler.restore import check_restore
 from compiler.savepoint import Savepoint as SavepointRead
 from compiler.savepoint import read_savepoint
@@ -112,16 +112,17 @@ def savepoint_check(
     plan = _compiled(document, what)
     if rescale is not None:
         try:
-            simulation = simulate_rescale(document, rescale, before=plan)
+            # Only the rescaled document: its key groups per subtask are the Rescale view's.
+            rescaled = apply_edits(document, rescale_edits(document, plan, rescale))
         except RescaleRefused as refused:
             raise InvalidRequest(
                 f"{refused.parameter}: {refused.message}",
                 fields={refused.parameter: [refused.message]},
             ) from refused
-        where = "its vertex" if rescale.vertex is None else f"JobVertex {to_hex(rescale.vertex)}"
         plan = _compiled(
-            simulation.document,
-            f"{what} with {where} at parallelism {rescale.parallelism}"
+            rescaled,
+            f"{what} with JobVertex {to_hex(rescale.vertex)} at parallelism "
+            f"{rescale.parallelism}"
             if rescale.vertex is not None
             else f"{what} at default parallelism {rescale.parallelism}",
         )

@@ -4,6 +4,7 @@ relabel and mark current, delete; bad and oversized files refused with where and
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, get_args
 
 import pytest
@@ -380,6 +381,41 @@ def test_a_rescale_is_checked_against_the_savepoint() -> None:
     message = beyond.json()["error"]["message"]
     assert message.startswith(f"The working copy with JobVertex {vertex} at parallelism 8 does not")
     assert "parallelism (8) is higher than the max parallelism (4)" in message
+
+
+def _wide_keyed_job(vertices: int) -> dict[str, Any]:
+    """A source and a chain of keyed reduces, one vertex each, max parallelism 32768."""
+    nodes: list[dict[str, Any]] = [
+        {"id": 1, "name": "Source", "operator": "source", "params": {}, "factory": "SOURCE"}
+    ]
+    edges = []
+    for node in range(2, vertices + 1):
+        nodes.append({"id": node, "name": f"Sum {node}", "operator": "reduce", "params": {}})
+        edges.append(
+            {"source": node - 1, "target": node, "partitioner": "HASH", "key": {"fn": "x"}}
+        )
+    return {
+        "format": "streamgraph/v1",
+        "name": "wide",
+        "config": {"defaultParallelism": 2, "maxParallelism": 32768},
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
+def test_a_check_at_the_widest_parallelism_answers_at_once() -> None:
+    # A viewer chooses the parallelism: the check builds the rescaled job, never every
+    # subtask's key groups (50 vertices x 32768 subtasks took over half a minute).
+    team = make_team()
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=_wide_keyed_job(50))
+    savepoint = make_savepoint(pipeline=team.pipeline)
+
+    started = time.monotonic()
+    response = _check(team.client("viewer"), team.pipeline.pk, savepoint.pk, "?parallelism=32768")
+
+    assert response.status_code == 200, response.content[:300]
+    assert response.json()["rescale"] == {"vertex": None, "parallelism": 32768}
+    assert time.monotonic() - started < 5
 
 
 def test_a_vertex_without_a_parallelism_is_refused() -> None:
