@@ -119,13 +119,12 @@ def savepoint_check(
                 f"{refused.parameter}: {refused.message}",
                 fields={refused.parameter: [refused.message]},
             ) from refused
-        plan = _compiled(
-            rescaled,
-            f"{what} with JobVertex {to_hex(rescale.vertex)} at parallelism "
-            f"{rescale.parallelism}"
-            if rescale.vertex is not None
-            else f"{what} at default parallelism {rescale.parallelism}",
-        )
+        if rescale.vertex is None:
+            what = f"{what} at default parallelism {rescale.parallelism}"
+        else:
+            what = f"{what} with JobVertex {to_hex(rescale.vertex)} at parallelism"
+            what += f" {rescale.parallelism}"
+        plan = _compiled(rescaled, what)
     written_by = savepoint.written_by
     previous = None
     if written_by is not None:
