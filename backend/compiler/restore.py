@@ -215,7 +215,13 @@ class RestoreCheck:
         if self.failure.code == "unmapped-state":
             return f"Fails: state of {what} has no operator in this version"
         if self.failure.code == "parallelism-above-max":
-            rows = [o for o in self.operators if o.outcome == "parallelism-above-max"]
+            rows = [
+                o
+                for o in self.operators
+                if o.outcome == "parallelism-above-max"
+                and o.target is not None
+                and o.target.vertex_id == self.failure.operator_id
+            ]
             if rows and rows[0].target is not None:
                 target = rows[0].target
                 return (

@@ -281,6 +281,19 @@ def test_a_parallelism_above_the_savepoints_max_parallelism_fails_naming_the_ver
     assert set(rows(check).values()) == {"parallelism-above-max"}
 
 
+def test_the_verdict_names_the_vertex_flink_refuses() -> None:
+    old = compiled(keyed(max_parallelism=4))
+    new = compiled(keyed(max_parallelism=-1, parallelism=5))
+    assert new.execution is not None
+    first = new.execution.vertices[0]
+
+    # The savepoint lists the second vertex's states first; Flink still names the first.
+    check = check_restore(tuple(reversed(saved(old))), new)
+
+    assert check.failure is not None and check.failure.operator_id == to_hex(first.id)
+    assert check.verdict.startswith(f"Fails: {first.job_vertex.name} runs 5 subtasks")
+
+
 def test_flink_checks_the_savepoint_in_order_before_the_parallelism() -> None:
     old = compiled(keyed(max_parallelism=4))
     new = compiled(keyed(max_parallelism=-1, parallelism=5))
