@@ -307,8 +307,16 @@ class _Reader:
             name = self.utf("an operator's name") or None
             uid = self.utf("an operator's uid") or None
         operator_id = Hash128(int.from_bytes(self.take(16, "an OperatorID"), "big"))
+        parallelism_at = self.pos
         parallelism = self.i32("an operator's parallelism")
         max_parallelism = self.i32("an operator's max parallelism")
+        if not 0 <= parallelism <= max_parallelism:
+            # Flink's OperatorState refuses these when it reads the file.
+            raise SavepointError(
+                parallelism_at,
+                f"a parallelism from 0 to the operator's max parallelism {max_parallelism}",
+                str(parallelism),
+            )
         sizes: dict[StateKind, int] = {}
         has_state = False
         coordinator_at = self.pos
@@ -337,8 +345,15 @@ class _Reader:
                 str(subtasks),
             )
         for _ in range(subtasks):
-            if self.i32("a subtask index") < 0:
-                finished += 1  # a finished subtask: its index is stored as -(index + 1)
+            index_at = self.pos
+            index = self.i32("a subtask index")
+            # A finished subtask's index is stored as -(index + 1).
+            if (index if index >= 0 else -index - 1) >= parallelism:
+                raise SavepointError(
+                    index_at, f"a subtask index below the parallelism {parallelism}", str(index)
+                )
+            if index < 0:
+                finished += 1
                 continue
             subtask = self.subtask_state()
             has_state = has_state or subtask.has_state

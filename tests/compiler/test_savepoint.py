@@ -205,6 +205,27 @@ def test_a_huge_count_is_refused_before_anything_is_allocated() -> None:
         assert "fits in the" in str(error) and "2147483647" in str(error)
 
 
+def test_parallelism_and_subtask_indices_are_held_to_flinks_bounds() -> None:
+    # Flink's OperatorState refuses a parallelism above the max parallelism, and a subtask
+    # index the parallelism does not have.
+    above = MetadataWriter().operator(SUM_ID, parallelism=3, max_parallelism=2).build()
+    error = _error(above)
+    assert "a parallelism from 0 to the operator's max parallelism 2, found 3" in str(error)
+    negative = MetadataWriter().operator(SUM_ID, parallelism=-1, subtasks=[]).build()
+    assert "found -1" in str(_error(negative))
+
+    outside = MetadataWriter().operator(SUM_ID, parallelism=2, subtasks=[Subtask(index=2)])
+    assert "a subtask index below the parallelism 2, found 2" in str(_error(outside.build()))
+    finished = MetadataWriter().operator(
+        SUM_ID, parallelism=2, subtasks=[Subtask(index=2, finished=True)]
+    )
+    assert "a subtask index below the parallelism 2, found -3" in str(_error(finished.build()))
+    within = MetadataWriter().operator(
+        SUM_ID, parallelism=2, subtasks=[Subtask(index=1), Subtask(index=0, finished=True)]
+    )
+    assert read_savepoint(within.build()).operators[0].finished_subtasks == 1
+
+
 def test_nesting_is_bounded() -> None:
     # Key groups over key groups over ...: a stream handle nested far deeper than Flink does.
     out = Out().i32(0x4960672D).i32(3).i64(1).i32(0).i32(1).raw(bytes(16)).i32(1).i32(1)
