@@ -18,10 +18,13 @@ per JobVertex of the document (the chosen one, or all of them in topological ord
   state was written with, whether it was set (on an operator or the job) or derived
   (`KeyGroupRangeAssignment.computeDefaultMaxParallelism`), and what Flink would derive at
   the new parallelism;
-* each subtask's key-group range before (`computeKeyGroupRangeForOperatorIndex`) and
-  after, with the old subtasks each new one reads its key groups from and how many of them
-  it already held (the overlap with the old range of the same index), so the share of its
-  keyed state it keeps locally, counting every key group as the same size;
+* the key-group range before (`computeKeyGroupRangeForOperatorIndex`) and after of its
+  first `SUBTASKS_SHOWN` subtasks of each side (what a view draws; a job may have 32768),
+  with the old subtasks each new one reads its key groups from (the first `READS_SHOWN`)
+  and how many of them it already held (the overlap with the old range of the same index),
+  so the share of its keyed state it keeps locally, counting every key group as the same
+  size; and over all its subtasks, computed without listing them, the key groups that move
+  and the least and most share a new subtask keeps;
 * the slots the job needs before and after (per slot sharing group its widest vertex,
   summed over the groups, as `compiler.jobgraph` computes them).
 
@@ -40,6 +43,7 @@ a problem too.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from compiler.diagnostics import Diagnostic, Severity
@@ -69,6 +73,11 @@ ProblemSeverity = Literal["error", "warning", "info"]
 PROBLEM_SEVERITIES: tuple[ProblemSeverity, ...] = ("error", "warning", "info")
 Scope = Literal["vertex", "job"]
 RefusedParameter = Literal["vertex", "parallelism", "document"]
+
+SUBTASKS_SHOWN = 64
+"""Subtasks described per side of a vertex: the first ones, as many as a view draws."""
+READS_SHOWN = 16
+"""Old subtasks listed per new subtask (a shrink to 1 reads from every old one)."""
 
 # Compiler errors that only repeat `above-max-parallelism` in the compiler's words.
 _ABOVE_MAX_CODES = frozenset({"node.parallelism-above-max", "execution.parallelism-above-max"})
@@ -131,7 +140,10 @@ class NewSubtask:
     index: int
     key_groups: KeyGroups
     reads: tuple[Read, ...]
-    """The old subtasks whose key groups it restores, in key-group order."""
+    """The first `READS_SHOWN` old subtasks whose key groups it restores, in key-group
+    order."""
+    reads_from: int
+    """How many old subtasks it restores key groups from, listed or not."""
     kept: int
     """Key groups the old subtask of the same index held: state that stays where it was."""
 
@@ -144,9 +156,24 @@ class NewSubtask:
             "index": self.index,
             "keyGroups": self.key_groups.to_json(),
             "reads": [read.to_json() for read in self.reads],
+            "readsFrom": self.reads_from,
             "kept": self.kept,
             "keptFraction": self.kept_fraction,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """A rescale's figures over all new subtasks of a vertex."""
+
+    moved: int
+    """Key groups that change subtask."""
+    least: float
+    """The smallest share of its key groups a new subtask already held."""
+    most: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"least": self.least, "most": self.most}
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,8 +220,12 @@ class VertexRescale:
     parallelism_after: int
     max_parallelism: MaxParallelism
     before: tuple[KeyGroups, ...]
+    """The first `SUBTASKS_SHOWN` old subtasks' key groups."""
     after: tuple[NewSubtask, ...]
-    """Empty when the state cannot be restored at the new parallelism."""
+    """The first `SUBTASKS_SHOWN` new subtasks; empty when the state cannot be restored at
+    the new parallelism."""
+    totals: Totals | None
+    """Over all new subtasks; None when the state cannot be restored."""
     after_vertices: tuple[VertexRef, ...]
     """The vertices its operators run in after the rescale (empty if it does not compile)."""
 
@@ -209,9 +240,7 @@ class VertexRescale:
     @property
     def moved_key_groups(self) -> int | None:
         """Key groups that change subtask; None when the state cannot be restored."""
-        if not self.restores:
-            return None
-        return sum(subtask.key_groups.size - subtask.kept for subtask in self.after)
+        return None if self.totals is None else self.totals.moved
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -226,6 +255,8 @@ class VertexRescale:
             "maxParallelism": self.max_parallelism.to_json(),
             "restores": self.restores,
             "movedKeyGroups": self.moved_key_groups,
+            "keptFraction": None if self.totals is None else self.totals.to_json(),
+            "subtasksShown": SUBTASKS_SHOWN,
             "before": [key_groups.to_json() for key_groups in self.before],
             "after": [subtask.to_json() for subtask in self.after],
             "afterVertices": [vertex.to_json() for vertex in self.after_vertices],
@@ -314,29 +345,70 @@ class RescaleSimulation:
 # Key groups ---------------------------------------------------------------------------------
 
 
-def key_group_ranges(max_parallelism: int, parallelism: int) -> tuple[KeyGroups, ...]:
-    """Every subtask's key groups, as `KeyGroupRangeAssignment` assigns them."""
+def key_group_ranges(
+    max_parallelism: int, parallelism: int, limit: int | None = None
+) -> tuple[KeyGroups, ...]:
+    """The key groups of every subtask (or of the first `limit`), as
+    `KeyGroupRangeAssignment` assigns them."""
+    count = parallelism if limit is None else min(parallelism, limit)
     return tuple(
-        KeyGroups(*key_group_range(max_parallelism, parallelism, index))
-        for index in range(parallelism)
+        KeyGroups(*key_group_range(max_parallelism, parallelism, index)) for index in range(count)
     )
 
 
-def redistribute(max_parallelism: int, old: int, new: int) -> tuple[NewSubtask, ...]:
-    """What each of `new` subtasks restores from `old` ones, over `max_parallelism` key
-    groups (`new` <= `max_parallelism`): O(old + new)."""
-    before = key_group_ranges(max_parallelism, old)
+def redistribute(
+    max_parallelism: int, old: int, new: int, limit: int | None = None
+) -> tuple[NewSubtask, ...]:
+    """What each of `new` subtasks (or of the first `limit`) restores from `old` ones, over
+    `max_parallelism` key groups (`new` <= `max_parallelism`), listing at most
+    `READS_SHOWN` reads each when `limit` is given: O(subtasks described)."""
+    count = new if limit is None else min(new, limit)
     result: list[NewSubtask] = []
-    for index, mine in enumerate(key_group_ranges(max_parallelism, new)):
+    for index in range(count):
+        mine = KeyGroups(*key_group_range(max_parallelism, new, index))
         first = mine.start * old // max_parallelism
         last = mine.end * old // max_parallelism
+        listed = last if limit is None else min(last, first + READS_SHOWN - 1)
         reads = tuple(
-            Read(i, KeyGroups(max(mine.start, before[i].start), min(mine.end, before[i].end)))
-            for i in range(first, last + 1)
+            Read(i, _overlap(mine, KeyGroups(*key_group_range(max_parallelism, old, i))))
+            for i in range(first, listed + 1)
         )
-        kept = next((read.key_groups.size for read in reads if read.subtask == index), 0)
-        result.append(NewSubtask(index, mine, reads, kept))
+        kept = 0
+        if first <= index <= last:
+            kept = _overlap(mine, KeyGroups(*key_group_range(max_parallelism, old, index))).size
+        result.append(NewSubtask(index, mine, reads, last - first + 1, kept))
     return tuple(result)
+
+
+def _overlap(a: KeyGroups, b: KeyGroups) -> KeyGroups:
+    return KeyGroups(max(a.start, b.start), min(a.end, b.end))
+
+
+@lru_cache(maxsize=256)
+def rescale_totals(max_parallelism: int, old: int, new: int) -> Totals:
+    """The key groups that move and the least and most share a new subtask keeps, over all
+    `new` subtasks, without listing them: O(min(old, new)) integers at worst.
+
+    Only new subtask j can keep key groups, from old subtask j. Both ranges start at
+    ceil(j * max / p); the later start passes the earlier end once j >= old / (new - old)
+    (growing; shrinking swaps them), after which no subtask keeps anything.
+    """
+    if old == new:
+        return Totals(0, 1.0, 1.0)
+    shared = min(old, new)
+    overlapping = min(shared, -(-min(old, new) // abs(new - old)))
+    kept_total = 0
+    least, most = 1.0, 0.0
+    for index in range(overlapping):
+        start_new, end_new = key_group_range(max_parallelism, new, index)
+        start_old, end_old = key_group_range(max_parallelism, old, index)
+        kept = max(0, min(end_new, end_old) - max(start_new, start_old) + 1)
+        kept_total += kept
+        fraction = kept / (end_new - start_new + 1)
+        least, most = min(least, fraction), max(most, fraction)
+    if overlapping < new:  # the others keep nothing
+        least = 0.0
+    return Totals(max_parallelism - kept_total, least, most)
 
 
 # The rescale as edits -----------------------------------------------------------------------
@@ -565,8 +637,9 @@ def _vertex_rescale(
             derived_after=None if explicit else compute_default_max_parallelism(new),
             after=key_groups if restores else None,
         ),
-        before=key_group_ranges(key_groups, old),
-        after=redistribute(key_groups, old, new) if restores else (),
+        before=key_group_ranges(key_groups, old, SUBTASKS_SHOWN),
+        after=redistribute(key_groups, old, new, SUBTASKS_SHOWN) if restores else (),
+        totals=rescale_totals(key_groups, old, new) if restores else None,
         after_vertices=tuple(after_refs.values()),
     )
 

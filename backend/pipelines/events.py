@@ -269,11 +269,20 @@ class RescaledSubtask(WireMessage):
     index: int
     keyGroups: KeyGroupRange
     reads: list[KeyGroupRead]
-    """In key-group order."""
+    """In key-group order: the first 16 old subtasks it reads from."""
+    readsFrom: int
+    """How many old subtasks it reads from, listed or not."""
     kept: int
     """Key groups the old subtask of the same index held: state that stays local."""
     keptFraction: float
     """`kept` over the subtask's key groups (each key group counted as the same size)."""
+
+
+class RescaleKept(WireMessage):
+    """The least and most share of its key groups a new subtask keeps, over all of them."""
+
+    least: float
+    most: float
 
 
 class RescaleMaxParallelism(WireMessage):
@@ -309,11 +318,15 @@ class RescaledVertex(WireMessage):
     restores: bool
     """Its state can be restored at the new parallelism."""
     movedKeyGroups: int | None
-    """Key groups that change subtask; null when it cannot restore."""
+    """Key groups that change subtask, over all subtasks; null when it cannot restore."""
+    keptFraction: RescaleKept | None
+    """Null when it cannot restore."""
+    subtasksShown: int
+    """`before` and `after` describe the first this many subtasks of each side."""
     before: list[KeyGroupRange]
-    """Per old subtask."""
+    """Per old subtask, the first `subtasksShown`."""
     after: list[RescaledSubtask]
-    """Per new subtask; empty when it cannot restore."""
+    """Per new subtask, the first `subtasksShown`; empty when it cannot restore."""
     afterVertices: list[RescaleVertexRef]
     """The vertices its operators run in after the rescale."""
 

@@ -204,3 +204,40 @@ def test_only_members_may_look(role: str, status: int) -> None:
     response = team.client(role).get(_url(team, "parallelism=2"))
 
     assert response.status_code == status
+
+
+def _wide_job(vertices: int) -> dict[str, Any]:
+    """`vertices` keyed JobVertices in a row (every edge a keyBy), max parallelism 32768."""
+    nodes = [
+        {"id": i, "name": f"Step {i}", "operator": "source" if i == 1 else "map", "params": {}}
+        for i in range(1, vertices + 1)
+    ]
+    nodes[0]["factory"] = "SOURCE"
+    return {
+        "format": "streamgraph/v1",
+        "name": "wide",
+        "config": {"defaultParallelism": 1, "maxParallelism": 32768},
+        "nodes": nodes,
+        "edges": [
+            {"source": i, "target": i + 1, "partitioner": "HASH", "key": {"fn": "x"}}
+            for i in range(1, vertices)
+        ],
+    }
+
+
+def test_a_job_at_the_widest_parallelism_answers_in_a_small_body() -> None:
+    team = make_team()
+    _store(team, _wide_job(50))
+
+    response = team.client("viewer").get(_url(team, "parallelism=32768"))
+
+    assert response.status_code == 200, response.content[:300]
+    assert len(response.content) < 2 * 1024 * 1024
+    body = response.json()
+    assert len(body["vertices"]) == 50
+    for vertex in body["vertices"]:
+        assert vertex["parallelism"] == {"before": 1, "after": 32768}
+        assert (len(vertex["before"]), len(vertex["after"])) == (1, vertex["subtasksShown"])
+        # Only new subtask 0 keeps its key group: every other one moves.
+        assert vertex["movedKeyGroups"] == 32767
+        assert vertex["keptFraction"] == {"least": 0.0, "most": 1.0}

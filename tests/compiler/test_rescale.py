@@ -14,12 +14,15 @@ from compiler.keygroups import compute_operator_index_for_key_group
 from compiler.model import Hash128, NodeId
 from compiler.pipeline import compile_document
 from compiler.rescale import (
+    READS_SHOWN,
+    SUBTASKS_SHOWN,
     KeyGroups,
     Rescale,
     RescaleRefused,
     RescaleSimulation,
     key_group_ranges,
     redistribute,
+    rescale_totals,
     rescaled_document,
     simulate_rescale,
 )
@@ -166,6 +169,71 @@ def test_redistribute_agrees_with_each_key_group_s_subtask(
     assert sum(subtask.kept for subtask in after) == stayed
 
 
+def _brute_totals(max_parallelism: int, old: int, new: int) -> tuple[int, float, float]:
+    """Moved key groups and least and most kept share, key group by key group."""
+    kept = [0] * new
+    for key_group in range(max_parallelism):
+        index = compute_operator_index_for_key_group(max_parallelism, new, key_group)
+        if compute_operator_index_for_key_group(max_parallelism, old, key_group) == index:
+            kept[index] += 1
+    shares = [kept[i] / s.size for i, s in enumerate(key_group_ranges(max_parallelism, new))]
+    return max_parallelism - sum(kept), min(shares), max(shares)
+
+
+def test_totals_equal_a_count_of_every_key_group() -> None:
+    triples = [
+        (max_parallelism, old, new)
+        for max_parallelism in (1, 2, 3, 7, 10, 128, 130, 256, 1000, 4096)
+        for old in range(1, min(max_parallelism, 24) + 1)
+        for new in range(1, min(max_parallelism, 24) + 1)
+    ]
+    triples += [
+        (128, 127, 128),
+        (128, 128, 127),
+        (256, 100, 99),
+        (4096, 4095, 4096),
+        (4096, 1, 4096),
+        (4096, 4096, 1),
+        (4096, 2048, 3000),
+        (32768, 32767, 32768),
+        (32768, 1, 32768),
+        (32768, 32768, 5),
+    ]
+    for max_parallelism, old, new in triples:
+        totals = rescale_totals(max_parallelism, old, new)
+        assert (totals.moved, totals.least, totals.most) == _brute_totals(
+            max_parallelism, old, new
+        ), (max_parallelism, old, new)
+
+
+def test_redistribute_describes_only_the_first_subtasks_and_reads() -> None:
+    limited = redistribute(32768, 32768, 8, SUBTASKS_SHOWN)
+    everything = redistribute(32768, 32768, 8)
+
+    assert [s.reads_from for s in limited] == [4096] * 8
+    assert all(len(s.reads) == READS_SHOWN for s in limited)
+    assert [s.reads[:READS_SHOWN] for s in everything] == [s.reads for s in limited]
+    assert [(s.key_groups, s.kept) for s in everything] == [(s.key_groups, s.kept) for s in limited]
+    assert len(redistribute(32768, 1, 32768, SUBTASKS_SHOWN)) == SUBTASKS_SHOWN
+
+
+def test_a_wide_vertex_is_described_by_its_first_subtasks_and_its_totals() -> None:
+    document = _keyed(max_parallelism=32768)
+    job_graph = compile_document(document).job_graph
+    assert job_graph is not None
+
+    vertex = simulate_rescale(document, Rescale(32768, job_graph.vertex_of_node[NodeId(3)]))
+    vertex = vertex.vertices[0]
+
+    assert (len(vertex.before), len(vertex.after)) == (2, SUBTASKS_SHOWN)
+    assert vertex.totals is not None
+    expected = _brute_totals(32768, 2, 32768)
+    assert (vertex.moved_key_groups, vertex.totals.least, vertex.totals.most) == expected
+    body = vertex.to_json()
+    assert body["subtasksShown"] == SUBTASKS_SHOWN
+    assert body["keptFraction"] == {"least": expected[1], "most": expected[2]}
+
+
 # One vertex ---------------------------------------------------------------------------------
 
 
@@ -272,7 +340,7 @@ def test_within_the_saved_key_groups_a_different_derived_value_is_only_noted() -
     vertex = simulation.vertices[0]
     assert vertex.restores
     assert (vertex.max_parallelism.derived_after, vertex.max_parallelism.after) == (256, 128)
-    assert len(vertex.after) == 100
+    assert len(vertex.after) == SUBTASKS_SHOWN  # of 100: the first ones
     assert _codes(simulation) == ["derived-max-parallelism", "derived-max-parallelism-differs"]
     assert simulation.problems[1].severity == "info"
 
@@ -428,10 +496,15 @@ def test_every_fixture_rescales_consistently(path: Path) -> None:
         simulation = simulate_rescale(document, Rescale(parallelism))
         json.dumps(simulation.to_json())
         for vertex in simulation.vertices:
-            assert len(vertex.before) == vertex.parallelism_before
+            assert len(vertex.before) == min(vertex.parallelism_before, SUBTASKS_SHOWN)
             if not vertex.restores:
                 assert vertex.parallelism_after > vertex.max_parallelism.key_groups
                 continue
-            assert len(vertex.after) == vertex.parallelism_after
-            assert sum(s.key_groups.size for s in vertex.after) == vertex.max_parallelism.key_groups
-            assert 0 <= min((s.kept_fraction for s in vertex.after), default=0) <= 1
+            assert len(vertex.after) == min(vertex.parallelism_after, SUBTASKS_SHOWN)
+            assert vertex.totals is not None
+            assert 0 <= vertex.totals.least <= vertex.totals.most <= 1
+            if vertex.parallelism_after <= SUBTASKS_SHOWN:
+                assert (
+                    sum(s.key_groups.size for s in vertex.after)
+                    == vertex.max_parallelism.key_groups
+                )

@@ -13,12 +13,14 @@ export function RescaleBars({ vertex }: { readonly vertex: RescaledVertex }) {
       <BarGroup
         title={`Before: ${vertex.parallelism.before} subtasks`}
         rows={beforeRows(vertex)}
+        total={vertex.parallelism.before}
         side="before"
       />
       {vertex.restores ? (
         <BarGroup
           title={`After: ${vertex.parallelism.after} subtasks`}
           rows={afterRows(vertex)}
+          total={vertex.parallelism.after}
           side="after"
         />
       ) : (
@@ -44,9 +46,11 @@ export function RescaleBars({ vertex }: { readonly vertex: RescaledVertex }) {
 function BarGroup(props: {
   readonly title: string;
   readonly rows: readonly BarRow[];
+  /** Subtasks on this side, drawn or not. */
+  readonly total: number;
   readonly side: "before" | "after";
 }) {
-  const { shown, hidden } = firstRows(props.rows);
+  const { shown, hidden } = firstRows(props.rows, props.total);
   return (
     <div className="rescale-bars__group" data-testid={`rescale-bars-${props.side}`}>
       <h4>{props.title}</h4>

@@ -36,6 +36,8 @@ function reduce(overrides: Partial<RescaledVertex> = {}): RescaledVertex {
     maxParallelism: { keyGroups: 128, explicit: false, derivedAfter: 128, after: 128 },
     restores: true,
     movedKeyGroups: 63,
+    keptFraction: { least: 0, most: 1 },
+    subtasksShown: 64,
     before: [
       [0, 63],
       [64, 127],
@@ -45,6 +47,7 @@ function reduce(overrides: Partial<RescaledVertex> = {}): RescaledVertex {
         index: 0,
         keyGroups: [0, 42],
         reads: [{ subtask: 0, keyGroups: [0, 42] }],
+        readsFrom: 1,
         kept: 43,
         keptFraction: 1,
       },
@@ -55,6 +58,7 @@ function reduce(overrides: Partial<RescaledVertex> = {}): RescaledVertex {
           { subtask: 0, keyGroups: [43, 63] },
           { subtask: 1, keyGroups: [64, 85] },
         ],
+        readsFrom: 2,
         kept: 22,
         keptFraction: 22 / 43,
       },
@@ -62,6 +66,7 @@ function reduce(overrides: Partial<RescaledVertex> = {}): RescaledVertex {
         index: 2,
         keyGroups: [86, 127],
         reads: [{ subtask: 1, keyGroups: [86, 127] }],
+        readsFrom: 1,
         kept: 0,
         keptFraction: 0,
       },
@@ -204,6 +209,7 @@ describe("bars", () => {
             { subtask: 0, keyGroups: [0, 63] },
             { subtask: 1, keyGroups: [64, 127] },
           ],
+          readsFrom: 2,
           kept: 64,
           keptFraction: 0.5,
         },
@@ -240,9 +246,29 @@ describe("bars", () => {
     }
   });
 
-  it("shows at most so many rows", () => {
-    expect(firstRows([1, 2, 3], 2)).toEqual({ shown: [1, 2], hidden: 1 });
-    expect(firstRows([1], 2)).toEqual({ shown: [1], hidden: 0 });
+  it("shows at most so many rows, and counts the subtasks the server did not describe", () => {
+    expect(firstRows([1, 2, 3], 3, 2)).toEqual({ shown: [1, 2], hidden: 1 });
+    expect(firstRows([1], 1, 2)).toEqual({ shown: [1], hidden: 0 });
+    expect(firstRows([1, 2], 32768)).toEqual({ shown: [1, 2], hidden: 32766 });
+  });
+
+  it("splits an old subtask only where the new one of its index keeps its key groups", () => {
+    // 1 -> 3 subtasks: old #0 is read by new #1 and #2 as well, one faded run.
+    const grown = reduce({
+      parallelism: { before: 1, after: 3 },
+      before: [[0, 127]],
+    });
+
+    expect(beforeRows(grown)[0]?.segments).toEqual([
+      { left: 0, width: (43 / 128) * 100, keyGroups: [0, 42], from: 0, kept: true },
+      {
+        left: (43 / 128) * 100,
+        width: (85 / 128) * 100,
+        keyGroups: [43, 127],
+        from: 0,
+        kept: false,
+      },
+    ]);
   });
 
   it("gives neighbours different colours", () => {
@@ -256,6 +282,10 @@ describe("words", () => {
   it("says what a vertex's reads are", () => {
     const subtask = reduce().after[1];
     expect(subtask === undefined ? "" : readsText(subtask)).toBe("43–63 from #0, 64–85 from #1");
+    const wide = { index: 0, keyGroups: [0, 127] as const, kept: 1, keptFraction: 1 / 128 };
+    expect(readsText({ ...wide, reads: [{ subtask: 0, keyGroups: [0, 0] }], readsFrom: 128 })).toBe(
+      "0 from #0 and from 127 more",
+    );
   });
 
   it("writes percentages with a decimal only where needed", () => {
@@ -285,9 +315,13 @@ describe("words", () => {
     expect(movesText(reduce())).toBe(
       "63 of 128 key groups move · each subtask keeps 0%–100% of its state locally",
     );
-    expect(movesText(reduce({ restores: false, movedKeyGroups: null, after: [] }))).toBe(
-      "cannot restore at 3 subtasks",
-    );
+    expect(
+      movesText(reduce({ restores: false, movedKeyGroups: null, keptFraction: null, after: [] })),
+    ).toBe("cannot restore at 3 subtasks");
+    // The server's figures over every subtask, not the first ones it lists.
+    expect(
+      movesText(reduce({ movedKeyGroups: 100, keptFraction: { least: 0.25, most: 0.5 } })),
+    ).toBe("100 of 128 key groups move · each subtask keeps 25%–50% of its state locally");
     expect(movesText(reduce({ changed: false }))).toBe(
       "unchanged: every key group stays where it is",
     );

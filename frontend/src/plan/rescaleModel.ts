@@ -18,7 +18,8 @@ import type {
 /** Flink's bounds of a parallelism (`Transformation.UPPER_BOUND_MAX_PARALLELISM`). */
 export const MAX_PARALLELISM = 32768;
 
-/** Bars drawn per side of a vertex; wider ones are summed up below their first rows. */
+/** Bars drawn per side of a vertex (the server describes as many, `subtasksShown`); wider
+ * ones are summed up below their first rows. */
 export const MAX_BAR_ROWS = 64;
 
 /** The whole job, or one JobVertex by id. */
@@ -118,37 +119,45 @@ function segment(
 }
 
 /**
- * The bars of the old subtasks, each in its own colour: split where the new subtasks take
- * its key groups, the parts that go to another subtask faded (whole when it cannot restore).
+ * The bars of the old subtasks the server describes, each in its own colour: the part the
+ * new subtask of the same index keeps, the rest faded as it moves (whole when it cannot
+ * restore).
  */
 export function beforeRows(vertex: RescaledVertex): BarRow[] {
   const total = vertex.maxParallelism.keyGroups;
-  const parts = vertex.before.map((): BarSegment[] => []);
-  for (const subtask of vertex.after) {
-    for (const read of subtask.reads) {
-      parts[read.subtask]?.push(
-        segment(read.keyGroups, read.subtask, read.subtask === subtask.index, total),
-      );
-    }
-  }
+  const after = new Map(vertex.after.map((subtask) => [subtask.index, subtask.keyGroups]));
   return vertex.before.map((range, index) => {
-    const own = parts[index] ?? [];
-    const moved = own.filter((part) => !part.kept).length;
+    const mine = after.get(index);
+    const kept: readonly [number, number] | null =
+      mine === undefined ? null : [Math.max(range[0], mine[0]), Math.min(range[1], mine[1])];
+    const segments: BarSegment[] = [];
+    if (!vertex.restores) {
+      segments.push(segment(range, index, true, total));
+    } else if (kept === null || kept[0] > kept[1]) {
+      segments.push(segment(range, index, false, total));
+    } else {
+      if (range[0] < kept[0]) segments.push(segment([range[0], kept[0] - 1], index, false, total));
+      segments.push(segment(kept, index, true, total));
+      if (kept[1] < range[1]) segments.push(segment([kept[1] + 1, range[1]], index, false, total));
+    }
+    const moved = vertex.restores && segments.some((part) => !part.kept);
     return {
       index,
-      segments: own.length > 0 ? own : [segment(range, index, true, total)],
+      segments,
       title: `Subtask ${index} before: key groups ${span(range)}`,
       note:
         index >= vertex.parallelism.after
           ? "gone after"
-          : `${range[1] - range[0] + 1} key groups${moved > 0 ? ", part moves" : ""}`,
+          : `${range[1] - range[0] + 1} key groups${moved ? ", part moves" : ""}`,
     };
   });
 }
 
 /** Where a new subtask's key groups come from, in words. */
 export function readsText(subtask: RescaledSubtask): string {
-  return subtask.reads.map((read) => `${span(read.keyGroups)} from #${read.subtask}`).join(", ");
+  const listed = subtask.reads.map((read) => `${span(read.keyGroups)} from #${read.subtask}`);
+  const more = subtask.readsFrom - subtask.reads.length;
+  return more > 0 ? `${listed.join(", ")} and from ${more} more` : listed.join(", ");
 }
 
 /** The bars of the new subtasks: each run of key groups in the colour of its old subtask. */
@@ -164,12 +173,14 @@ export function afterRows(vertex: RescaledVertex): BarRow[] {
   }));
 }
 
-/** At most `limit` rows, and how many more there are. */
+/** At most `limit` of the rows the server described, and how many of `total` are not drawn. */
 export function firstRows<T>(
   rows: readonly T[],
+  total: number,
   limit = MAX_BAR_ROWS,
 ): { shown: readonly T[]; hidden: number } {
-  return { shown: rows.slice(0, limit), hidden: Math.max(0, rows.length - limit) };
+  const shown = rows.slice(0, limit);
+  return { shown, hidden: Math.max(0, total - shown.length) };
 }
 
 /** The vertex's max parallelism in words: its key groups, whether set, what Flink derives. */
@@ -186,15 +197,13 @@ export function maxParallelismText(max: RescaleMaxParallelism): string {
 
 /** What moves, and the least and most a new subtask keeps. */
 export function movesText(vertex: RescaledVertex): string {
-  if (!vertex.restores || vertex.movedKeyGroups === null) {
+  if (!vertex.restores || vertex.movedKeyGroups === null || vertex.keptFraction === null) {
     return `cannot restore at ${vertex.parallelism.after} subtasks`;
   }
   if (!vertex.changed) {
     return "unchanged: every key group stays where it is";
   }
-  const kept = vertex.after.map((subtask) => subtask.keptFraction);
-  const least = Math.min(...kept);
-  const most = Math.max(...kept);
+  const { least, most } = vertex.keptFraction;
   const range = least === most ? percent(least) : `${percent(least)}–${percent(most)}`;
   return `${vertex.movedKeyGroups} of ${vertex.maxParallelism.keyGroups} key groups move · each subtask keeps ${range} of its state locally`;
 }

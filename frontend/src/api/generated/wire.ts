@@ -904,15 +904,23 @@ export interface RescaledVertex {
    */
   readonly restores: boolean;
   /**
-   * Key groups that change subtask; null when it cannot restore.
+   * Key groups that change subtask, over all subtasks; null when it cannot restore.
    */
   readonly movedKeyGroups: number | null;
   /**
-   * Per old subtask.
+   * Null when it cannot restore.
+   */
+  readonly keptFraction: RescaleKept | null;
+  /**
+   * `before` and `after` describe the first this many subtasks of each side.
+   */
+  readonly subtasksShown: number;
+  /**
+   * Per old subtask, the first `subtasksShown`.
    */
   readonly before: readonly (readonly [number, number])[];
   /**
-   * Per new subtask; empty when it cannot restore.
+   * Per new subtask, the first `subtasksShown`; empty when it cannot restore.
    */
   readonly after: readonly RescaledSubtask[];
   /**
@@ -938,6 +946,13 @@ export interface RescaleMaxParallelism {
    */
   readonly after: number | null;
 }
+/**
+ * The least and most share of its key groups a new subtask keeps, over all of them.
+ */
+export interface RescaleKept {
+  readonly least: number;
+  readonly most: number;
+}
 export interface RescaledSubtask {
   readonly index: number;
   /**
@@ -946,9 +961,13 @@ export interface RescaledSubtask {
    */
   readonly keyGroups: readonly [number, number];
   /**
-   * In key-group order.
+   * In key-group order: the first 16 old subtasks it reads from.
    */
   readonly reads: readonly KeyGroupRead[];
+  /**
+   * How many old subtasks it reads from, listed or not.
+   */
+  readonly readsFrom: number;
   /**
    * Key groups the old subtask of the same index held: state that stays local.
    */
