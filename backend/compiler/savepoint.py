@@ -24,7 +24,10 @@ the format version, then one of these serializers the rest), read from Flink's s
 A file this cannot read raises `SavepointError`, which says what was expected at which byte
 offset; nothing else escapes `read_savepoint`. Every count and length is checked against the
 bytes that remain before anything is allocated or looped over, and nesting is bounded, so a
-hostile file costs at most time and memory linear in its size.
+hostile file costs at most time and memory linear in its size. The number of operator states
+(`MAX_OPERATOR_STATES`) and of subtask states over all operators (`MAX_SUBTASK_STATES`) is
+capped too, well above what any Flink job writes, so that a small file of many minimal
+states cannot take seconds to read.
 """
 
 from __future__ import annotations
@@ -44,6 +47,11 @@ SUPPORTED_VERSIONS: Final = (3, 4, 5, 6, 7)
 
 _MASTER_STATE_MAGIC: Final = 0xC96B1696
 _JAVA_SERIALIZATION_MAGIC: Final = b"\xac\xed\x00\x05"
+MAX_OPERATOR_STATES: Final = 65_536
+"""A Flink job has at most thousands of operators, each with one operator state."""
+MAX_SUBTASK_STATES: Final = 2_000_000
+"""Subtask states over all operators (finished ones included): parallelism is at most 32768
+per operator, and no real job sums its operators' parallelism anywhere near this."""
 _MAX_NESTING: Final = 16
 """Handles inside handles (changelog keyed state, key groups over a stream): Flink nests
 them two or three deep; a file that nests deeper is not one Flink wrote."""
@@ -176,6 +184,7 @@ class _Reader:
         self.pos = 0
         self.version = 0
         self.depth = 0
+        self.subtask_states = 0
 
     # -- primitives ---------------------------------------------------------------------
 
@@ -260,7 +269,15 @@ class _Reader:
         masters = self.count("master states", 8)
         master_states = tuple(self.master_state() for _ in range(masters))
         # An operator state takes at least 16 + 4 + 4 + 1 + 4 bytes (more with a name).
-        operators = tuple(self.operator_state() for _ in range(self.count("operator states", 29)))
+        operators_at = self.pos
+        count = self.count("operator states", 29)
+        if count > MAX_OPERATOR_STATES:
+            raise SavepointError(
+                operators_at,
+                f"at most {MAX_OPERATOR_STATES} operator states (no Flink job has more operators)",
+                str(count),
+            )
+        operators = tuple(self.operator_state() for _ in range(count))
         self.trailer()
         return Savepoint(version, checkpoint_id, master_states, operators, len(self.data))
 
@@ -343,6 +360,14 @@ class _Reader:
                 subtasks_at,
                 f"a number of subtask states that fits in the {self.remaining()} bytes left",
                 str(subtasks),
+            )
+        self.subtask_states += subtasks
+        if self.subtask_states > MAX_SUBTASK_STATES:
+            raise SavepointError(
+                subtasks_at,
+                f"at most {MAX_SUBTASK_STATES} subtask states over all operators "
+                "(no Flink job has more subtasks)",
+                f"{subtasks} more after {self.subtask_states - subtasks}",
             )
         for _ in range(subtasks):
             index_at = self.pos

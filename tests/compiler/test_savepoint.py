@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import struct
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler.savepoint import (
+    MAX_OPERATOR_STATES,
+    MAX_SUBTASK_STATES,
     SUPPORTED_VERSIONS,
     OperatorState,
     SavepointError,
@@ -284,3 +287,49 @@ def test_random_bytes_after_a_valid_header_raise_only_savepoint_errors(
 ) -> None:
     with contextlib.suppress(SavepointError):
         read_savepoint(Out().i32(0x4960672D).i32(version).bytes() + data)
+
+
+_HEADER = Out().i32(0x4960672D).i32(6).i64(1).i32(0).bytes()
+_TRAILER = b"\xac\xed\x00\x05sr\x00\x04Prop"
+
+
+def _operator(number: int, parallelism: int, finished: int) -> bytes:
+    """An operator state with no name, no coordinator and `finished` finished subtasks."""
+    head = Out().utf("").utf("").raw(number.to_bytes(16, "big")).i32(parallelism)
+    head.i32(parallelism).u8(0).i32(finished)
+    indices = struct.pack(f">{finished}i", *(-(i + 1) for i in range(finished)))
+    return head.bytes() + indices
+
+
+def _metadata(operators: list[bytes]) -> bytes:
+    return _HEADER + struct.pack(">i", len(operators)) + b"".join(operators) + _TRAILER
+
+
+def test_operator_states_are_capped_where_their_number_is_read() -> None:
+    at_cap = _metadata([_operator(i, 1, 0) for i in range(MAX_OPERATOR_STATES)])
+    assert len(read_savepoint(at_cap).operators) == MAX_OPERATOR_STATES
+
+    error = _error(_metadata([_operator(i, 1, 0) for i in range(MAX_OPERATOR_STATES + 1)]))
+
+    assert error.offset == len(_HEADER)
+    assert str(error) == (
+        f"byte {len(_HEADER)}: expected at most 65536 operator states "
+        "(no Flink job has more operators), found 65537"
+    )
+
+
+def test_subtask_states_are_capped_over_all_operators() -> None:
+    full, rest = divmod(MAX_SUBTASK_STATES, 32768)
+    operators = [_operator(i, 32768, 32768) for i in range(full)] + [_operator(full, 32768, rest)]
+    at_cap = read_savepoint(_metadata(operators))
+    assert sum(o.subtasks for o in at_cap.operators) == MAX_SUBTASK_STATES
+
+    operators[-1] = _operator(full, 32768, rest + 1)
+    error = _error(_metadata(operators))
+
+    last_count_at = len(_HEADER) + 4 + sum(map(len, operators[:-1])) + 2 + 2 + 16 + 4 + 4 + 1
+    assert error.offset == last_count_at
+    assert str(error) == (
+        f"byte {last_count_at}: expected at most 2000000 subtask states over all operators "
+        f"(no Flink job has more subtasks), found {rest + 1} more after {full * 32768}"
+    )
