@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 from django.db.models import QuerySet
 
 from compiler.hashing import to_hex
@@ -35,9 +38,11 @@ def savepoint_list(*, pipeline: Pipeline) -> QuerySet[Savepoint]:
 
 
 def savepoint_get(*, pipeline: Pipeline, savepoint_id: int) -> Savepoint:
+    """The savepoint; its file is fetched only if `savepoint_read` has not read it yet."""
     savepoint = (
         Savepoint.objects.filter(pipeline=pipeline, pk=savepoint_id)
         .select_related("uploaded_by", "written_by")
+        .defer("data")
         .first()
     )
     if savepoint is None:
@@ -46,13 +51,35 @@ def savepoint_get(*, pipeline: Pipeline, savepoint_id: int) -> Savepoint:
 
 
 def savepoint_current(*, pipeline: Pipeline) -> Savepoint | None:
-    """The savepoint marked current, with its file; None when there is none."""
-    return Savepoint.objects.filter(pipeline=pipeline, is_current=True).first()
+    """The savepoint marked current (its file fetched only when read); None when there is
+    none."""
+    return Savepoint.objects.filter(pipeline=pipeline, is_current=True).defer("data").first()
+
+
+READ_CACHE_SIZE = 8
+"""Stored savepoints whose reads a process keeps: the State tab checks again after every
+edit, and a large file takes seconds to read."""
+_reads: OrderedDict[str, SavepointRead] = OrderedDict()
+_reads_lock = threading.Lock()
 
 
 def savepoint_read(*, savepoint: Savepoint) -> SavepointRead:
-    """What the stored file holds. It was read when it was uploaded, so it reads again."""
-    return read_savepoint(bytes(savepoint.data))
+    """What the stored file holds. It was read when it was uploaded, so it reads again;
+    once per process while it is among the `READ_CACHE_SIZE` last read, by its sha256 (the
+    bytes are never changed, and the read is immutable)."""
+    key = savepoint.sha256
+    with _reads_lock:
+        read = _reads.get(key)
+        if read is not None:
+            _reads.move_to_end(key)
+            return read
+    read = read_savepoint(bytes(savepoint.data))
+    with _reads_lock:
+        _reads[key] = read
+        _reads.move_to_end(key)
+        while len(_reads) > READ_CACHE_SIZE:
+            _reads.popitem(last=False)
+    return read
 
 
 def savepoint_summary(savepoint: Savepoint) -> SavepointSummary:
