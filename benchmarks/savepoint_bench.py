@@ -7,7 +7,10 @@ Prints the median milliseconds over interleaved repetitions of:
   savepoint of 1,000 operator states written by that same plan (every state restores);
 * the same against a version whose every OperatorID changed (its source got a uid),
   with unclaimed state allowed and the previous version given, so that every row is
-  explained by what changed: the check's slowest path.
+  explained by what changed: the check's slowest path;
+* once, the worst a file within the reader's caps can cost: `MAX_OPERATOR_STATES`
+  operator states holding `MAX_SUBTASK_STATES` empty subtask states between them (44 MB,
+  under the upload limit), printed, not held to a goal (a process reads it once).
 
 Goal: reading the savepoints and the first check under 50 ms together. The plans are
 compiled once beforehand; compiling is `compiler_bench`'s.
@@ -21,6 +24,7 @@ import argparse
 import copy
 import json
 import statistics
+import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +32,15 @@ from typing import Any
 
 from compiler.pipeline import Compilation, compile_document
 from compiler.restore import check_restore
-from compiler.savepoint import OperatorState, StateKind, StateSize, read_savepoint
+from compiler.savepoint import (
+    MAGIC,
+    MAX_OPERATOR_STATES,
+    MAX_SUBTASK_STATES,
+    OperatorState,
+    StateKind,
+    StateSize,
+    read_savepoint,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "compiler" / "data"
 GOAL_MS = 50.0
@@ -66,6 +78,36 @@ def written_by(plan: Compilation) -> tuple[OperatorState, ...]:
                 )
             )
     return tuple(states)
+
+
+def at_the_caps() -> bytes:
+    """A version 6 `_metadata` at both caps: every subtask state is present and empty (no
+    operator or keyed handle, no channel state), the most entries its bytes can hold."""
+    per_operator, extra = divmod(MAX_SUBTASK_STATES, MAX_OPERATOR_STATES)
+    parts = [struct.pack(">iiqii", MAGIC, 6, 1, 0, MAX_OPERATOR_STATES)]
+    empty = struct.pack(">iiBBii", 0, 0, 0, 0, 0, 0)
+    for number in range(MAX_OPERATOR_STATES):
+        subtasks = per_operator + (1 if number < extra else 0)
+        # No name, no uid, the OperatorID, parallelism and max parallelism, no coordinator.
+        parts.append(b"\0\0\0\0" + number.to_bytes(16, "big"))
+        parts.append(struct.pack(">iiBi", subtasks, subtasks, 0, subtasks))
+        parts.extend(struct.pack(">i", index) + empty for index in range(subtasks))
+    parts.append(b"\xac\xed\x00\x05sr\x00\x04Prop")
+    return b"".join(parts)
+
+
+def worst_case_read() -> None:
+    data = at_the_caps()
+    start = time.perf_counter()
+    read = read_savepoint(data)
+    elapsed = time.perf_counter() - start
+    assert len(read.operators) == MAX_OPERATOR_STATES
+    assert sum(o.subtasks for o in read.operators) == MAX_SUBTASK_STATES
+    print(
+        f"read a file at the caps ({MAX_OPERATOR_STATES} operator states, "
+        f"{MAX_SUBTASK_STATES} subtask states, {len(data) / 2**20:.1f} MiB): "
+        f"{elapsed * 1000:.0f} ms, once"
+    )
 
 
 def _reading(data: bytes) -> Callable[[], object]:
@@ -123,6 +165,7 @@ def main(repeat: int) -> None:
     verdict = "within" if together < GOAL_MS else "OVER"
     print(f"read every savepoint + check 1,000 states: {together:.3f} ms ({verdict} the goal)")
     print(f"goal: under {GOAL_MS:.0f} ms together")
+    worst_case_read()
 
 
 if __name__ == "__main__":
