@@ -1,10 +1,12 @@
 """Paths in documents: relative to the run's data folder, and never leaving it.
 
 A source or sink names a file or folder by a relative path (`ParamType.PATH`).
-`path_problem` is what the text alone shows (absolute, `..`, empty), which the editor
-reports on every edit (`runtime.runnability`); `resolve` is the same check on the disk,
-symbolic links followed, where a run reads and writes (`runtime.planner`, the operators).
-A folder means its regular files not starting with `.` or `_`, in name order.
+`path_problem` is what the text alone shows (absolute, `..`, a URI's scheme, empty), which
+the editor reports on every edit (`runtime.runnability`) and which keeps a path inside its
+workspace's folder on every storage (`runtime.storage`); `resolve` is the same check on the
+disk of a `file:` location, symbolic links followed, where a run reads and writes
+(`runtime.planner`, the operators). A folder means its regular files not starting with `.`
+or `_`, in name order.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 from pathlib import Path
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+"""A colon before the first slash: Hadoop's `Path`, like a URI, reads a scheme there."""
 
 
 class PathError(ValueError):
@@ -38,6 +42,12 @@ def path_problem(path: str) -> str | None:
         return "the path must be relative to the data folder, not absolute"
     if ".." in re.split(r"[/\\]+", path):
         return "the path must stay inside the data folder ('..' is not allowed)"
+    if _SCHEME.match(path):
+        scheme = path.split(":", 1)[0]
+        return (
+            f"the path must be relative to the data folder, not a URI ('{scheme}:'); "
+            "a colon may not come before the first '/'"
+        )
     return None
 
 

@@ -121,6 +121,7 @@ class RunContext:
 
     runtime_mode: str
     data_dir: str
+    """The data location (`runtime.storage`): an absolute folder for `file:`, else a URI."""
     preview_size: int
     seed: int
     faults: tuple[Fault, ...] = ()

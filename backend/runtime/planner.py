@@ -13,7 +13,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from compiler.diagnostics import Diagnostic, Location, Severity, has_errors
@@ -41,6 +40,7 @@ from runtime.plan import (
 )
 from runtime.routing import Router, edge_seed, make_router
 from runtime.runnability import runnability
+from runtime.storage import data_location
 
 DEFAULT_PREVIEW = 100
 PREVIEW_BUDGET_CHARS = 1_000_000
@@ -51,8 +51,10 @@ previews are stored in its row and sent whole to every client that opens it."""
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     data_dir: str
-    """The folder sources read and sinks write in; paths in documents are relative to it.
-    The plan holds it resolved to an absolute path."""
+    """The data location sources read and sinks write in, paths in documents relative to
+    it (`runtime.storage`): an absolute folder or a URI (`file:///srv/data`,
+    `hdfs://namenode:8020/studio/workspaces/3`). The plan holds a `file:` location as its
+    folder, symbolic links resolved, and another one as its URI."""
     preview_size: int = DEFAULT_PREVIEW
     """Records each sink subtask keeps as text for the run's preview."""
     preview_budget: int = PREVIEW_BUDGET_CHARS
@@ -91,12 +93,15 @@ def build_run_plan(
             diagnostics.append(Diagnostic("run.not-compiled", "the document did not compile"))
         raise RunPlanError(diagnostics)
     assert chains is not None
-    _check_paths(document, options, diagnostics)
+    location = data_location(options.data_dir)
+    if location.is_local:
+        _check_paths(document, str(location.local_path), diagnostics)
     if diagnostics:
         raise RunPlanError(diagnostics)
 
     seed = options.seed if options.seed is not None else secrets.randbits(63)
-    data_dir = str(Path(options.data_dir).resolve())  # workers may run elsewhere
+    # Workers may run elsewhere: a folder of this host, resolved once here.
+    data_dir = str(location.local_path.resolve()) if location.is_local else location.uri
     raw_nodes = {n["id"]: n for n in document["nodes"]}
     raw_edges = document["edges"]  # the compiler keeps keys only as text to compare
     execution_vertex = {v.id: v for v in execution.vertices}
@@ -262,18 +267,18 @@ def _run_params(kind: str, params: Mapping[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _check_paths(
-    document: Mapping[str, Any], options: RunOptions, diagnostics: list[Diagnostic]
-) -> None:
-    """Source files must exist in the data folder; sink folders must lie inside it (and not
-    be it). A path that leaves it through a symbolic link is `param.path-outside-data`."""
+def _check_paths(document: Mapping[str, Any], data_dir: str, diagnostics: list[Diagnostic]) -> None:
+    """Source files must exist in a `file:` data folder; sink folders must lie inside it
+    (and not be it). A path that leaves it through a symbolic link is
+    `param.path-outside-data`. (What the text shows, `runnability` reports on every
+    scheme; the Spark executor finds files on the others, `runtime.spark.hadoop`.)"""
     for node in document["nodes"]:
         kind = node.get("operator")
         if kind in FILE_SOURCES:
             path = node["params"]["path"]
             code = "run.path-missing"
             try:
-                files = list_files(options.data_dir, path)
+                files = list_files(data_dir, path)
             except PathOutside as error:
                 code, message = "param.path-outside-data", str(error)
             except (PathError, OSError) as error:
@@ -284,7 +289,7 @@ def _check_paths(
                 message = f"{path!r} holds no files to read"
         elif kind in FILE_SINKS:
             try:
-                resolve(options.data_dir, node["params"]["path"], must_exist=False, writes=True)
+                resolve(data_dir, node["params"]["path"], must_exist=False, writes=True)
                 continue
             except (PathError, OSError) as error:
                 message = str(error)

@@ -73,7 +73,8 @@ class SubtaskContext(Protocol):
     attempt: int
     parallelism: int
     data_dir: str
-    """The run's data folder, which source and sink paths are relative to."""
+    """The run's data location (`runtime.storage`), which source and sink paths are
+    relative to: an absolute folder for `file:`, else a URI."""
     preview_size: int
     """Records each sink subtask keeps as text for the run's preview."""
     preview_chars: int
