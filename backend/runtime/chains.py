@@ -487,7 +487,8 @@ class SubtaskRun:
     any order, and yields (output position, record); `run_routed(records)` yields the
     routed shape described in the module docstring. Either runs once. When the
     iterator is exhausted the subtask is finished: `records_in` / `records_out` are
-    final, file sinks have renamed their parts, and `sink_outputs()` tells what the
+    final, file sinks have closed their pending parts (the run commits them when it
+    finishes: `operators.sinks.commit_file_sinks`), and `sink_outputs()` tells what the
     sinks received.
     """
 
@@ -502,6 +503,7 @@ class SubtaskRun:
         self.attempt = attempt
         self.parallelism = vertex.parallelism
         self.data_dir = vertex.context.data_dir
+        self.token = vertex.context.token
         self.preview_size = vertex.context.preview_size
         self.preview_chars = vertex.context.preview_chars
         self.records_in = 0

@@ -11,7 +11,10 @@ when the run starts, then per attempt SCHEDULED, DEPLOYING, INITIALIZING, RUNNIN
 FINISHED with its records in and out, or FAILED with the error. A failed attempt is
 retried up to `max_attempts` (Spark's `local[N,F]`); its outputs are dropped, as a
 failed Spark task's are. When a subtask fails for good, or `cancel` is set, the
-subtasks that did not finish are CANCELED and the run ends.
+subtasks that did not finish are CANCELED and the run ends. The file sinks' parts are
+committed when the run has finished, or removed when it has not
+(`operators.sinks.commit_file_sinks`). It reads and writes `file:` locations only:
+the other schemes are reached through Spark's JVM.
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ from runtime.events import (
     StageRun,
     SubtaskEvent,
 )
+from runtime.operators.sinks import commit_file_sinks, file_sink_folders, pending_parts
+from runtime.paths import PathError
 from runtime.plan import RunPlan, VertexPlan
+from runtime.storage import LocalStorage, data_location
 
 _CHECK_CANCEL_EVERY = 4096
 
@@ -49,7 +55,15 @@ def run_locally(
     """Run `plan` here; `publish` receives every state change of every subtask."""
     started = time.perf_counter()
     runner = _LocalRun(plan, publish, max(1, max_attempts), cancel)
-    outcome, error = runner.run()
+    location = data_location(plan.data_dir)
+    if location.is_local:
+        outcome, error = runner.run()
+        outcome, error = runner.commit(LocalStorage(location), outcome, error)
+    else:
+        outcome, error = runner.refuse(
+            f"the local executor reads and writes files only on file: locations, not on "
+            f"{location.scheme}: ({location.uri}); run it on Spark"
+        )
     details: dict[str, Any] = {
         "executor": "local",
         "seconds": round(time.perf_counter() - started, 6),
@@ -77,6 +91,8 @@ class _LocalRun:
         self.max_attempts = max_attempts
         self.cancel = cancel
         self.sinks: list[SinkOutput] = []
+        self.committed: list[tuple[SinkOutput, int]] = []
+        """The sink outputs of the attempts that finished, with their attempt numbers."""
         self.stages: list[StageRun] = []
         """One per vertex begun: its position in the plan is its stage id."""
         # Per vertex and subtask: per input position, the records in producer subtask order.
@@ -197,7 +213,9 @@ class _LocalRun:
                 continue
             for consumer, target, (position, record) in sent:
                 self.inboxes[consumer][target].setdefault(position, []).append(record)
-            self.sinks.extend(run.sink_outputs())
+            outputs = run.sink_outputs()
+            self.sinks.extend(outputs)
+            self.committed.extend((output, attempt) for output in outputs)
             self.publish(
                 vertex,
                 subtask,
@@ -225,6 +243,28 @@ class _LocalRun:
             for target, record in output.router.route(subtask, records):
                 sent.append((output.consumer, target, (output.consumer_input, record)))
         return sent
+
+    def commit(
+        self, storage: LocalStorage, outcome: RunOutcome, error: str | None
+    ) -> tuple[RunOutcome, str | None]:
+        """Make the file sinks' parts visible if the run finished; else leave none."""
+        finished = outcome is RunOutcome.FINISHED
+        try:
+            folders = file_sink_folders(self.plan, storage)
+            staged = pending_parts(self.plan, folders, self.committed)
+            commit_file_sinks(self.plan, storage, folders, staged, succeeded=finished)
+        except (OSError, PathError) as failure:
+            if finished:
+                return RunOutcome.FAILED, f"the file sinks' parts could not be committed: {failure}"
+        return outcome, error
+
+    def refuse(self, error: str) -> tuple[RunOutcome, str]:
+        """End the run before any subtask started."""
+        for vertex in self.plan.vertices:
+            for subtask in range(vertex.parallelism):
+                self.publish(vertex, subtask, 0, ExecutionState.CREATED, source="driver")
+        self.cancel_rest()
+        return RunOutcome.FAILED, error
 
     def cancel_rest(self) -> None:
         for vertex in self.plan.vertices:

@@ -127,6 +127,8 @@ class RunContext:
     faults: tuple[Fault, ...] = ()
     preview_chars: int = MIN_PREVIEW_CHARS
     """Characters of preview each sink subtask keeps (`RunOptions.preview_budget`)."""
+    token: str = ""
+    """Names what this run writes before it commits (file sinks' pending parts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +189,8 @@ class RunPlan:
     vertices: tuple[VertexPlan, ...]
     """In the JobGraph's topological order: every vertex after its producers."""
     faults: tuple[Fault, ...] = field(default=())
+    token: str = ""
+    """`RunContext.token`."""
 
     def vertex(self, vertex_id: str) -> VertexPlan:
         return next(v for v in self.vertices if v.id == vertex_id)

@@ -102,6 +102,7 @@ def build_run_plan(
     seed = options.seed if options.seed is not None else secrets.randbits(63)
     # Workers may run elsewhere: a folder of this host, resolved once here.
     data_dir = str(location.local_path.resolve()) if location.is_local else location.uri
+    token = secrets.token_hex(6)
     raw_nodes = {n["id"]: n for n in document["nodes"]}
     raw_edges = document["edges"]  # the compiler keeps keys only as text to compare
     execution_vertex = {v.id: v for v in execution.vertices}
@@ -118,6 +119,7 @@ def build_run_plan(
         seed=seed,
         faults=options.faults,
         preview_chars=max(MIN_PREVIEW_CHARS, options.preview_budget // max(1, sink_subtasks)),
+        token=token,
     )
     execution_edge: dict[int, ExecutionEdge] = {id(e.job_edge): e for e in execution.edges}
     chain_of = {chain.head: chain for chain in chains.chains}
@@ -213,6 +215,7 @@ def build_run_plan(
         preview_size=options.preview_size,
         vertices=tuple(vertices),
         faults=options.faults,
+        token=token,
     )
 
 

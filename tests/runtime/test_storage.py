@@ -1,17 +1,23 @@
-"""Data locations, and the paths below them."""
+"""Data locations, the paths below them, and when file sinks' parts become visible."""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
+from runtime.local import run_locally
 from runtime.paths import PathError, PathOutside, path_problem
+from runtime.plan import Fault
 from runtime.storage import LocalStorage, LocationError, data_location, hadoop_glob
+from tests.runtime.builders import Doc, run
+from tests.runtime.spark.conftest import plan_of
 
 LOCATIONS = ["file:///srv/data", "hdfs://namenode:8020/studio", "s3a://bucket/studio"]
 
@@ -133,3 +139,81 @@ def test_local_storage_lists_and_commits_with_local_calls(tmp_path: Path) -> Non
     os.symlink(tmp_path.parent, tmp_path / "up")
     with pytest.raises(PathOutside, match="leads outside"):
         storage.sink_folder("up/out")
+
+
+# --- file sinks commit when the run finishes -----------------------------------------------
+
+
+def two_sinks(fail_second: bool, offset: int = 0) -> dict[str, Any]:
+    """Two sink vertices: `out` finishes first; the other one fails when asked to."""
+    return (
+        Doc(parallelism=2, chaining=False)
+        .node(1, "source.sequence", {"from": 1, "to": 6})
+        .node(2, "sink.text", {"path": "out"})
+        .node(3, "map", {"fn": "1 // (x - 6)" if fail_second else "x"})
+        .node(4, "sink.json", {"path": "more"})
+        .node(5, "map", {"fn": f"x + {offset}"})
+        .edge(1, 5)
+        .edge(5, 2)
+        .edge(1, 3)
+        .edge(3, 4)
+        .build()
+    )
+
+
+def visible(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_parts_become_visible_only_when_the_run_finishes(tmp_path: Path) -> None:
+    plan = plan_of(two_sinks(False), f"file://{tmp_path}")
+    sink = next(v for v in plan.vertices if 2 in {n.id for n in v.nodes})
+    seen: list[list[str]] = []
+
+    def publish(event: SubtaskEvent) -> None:
+        if event.vertex == sink.id and event.state is ExecutionState.FINISHED:
+            seen.append([n for n in visible(tmp_path / "out") if not n.startswith(".")])
+
+    result = run_locally(plan, publish)
+
+    assert result.outcome is RunOutcome.FINISHED, result.error
+    assert seen == [[], []]  # each subtask finished, nothing to read yet
+    assert visible(tmp_path / "out") == ["part-0.txt", "part-1.txt"]
+    assert visible(tmp_path / "more") == ["part-0.jsonl", "part-1.jsonl"]
+
+
+def test_a_failed_run_leaves_no_part_and_keeps_the_last_finished_runs(tmp_path: Path) -> None:
+    failed, _ = run(two_sinks(True), tmp_path, max_attempts=2)
+    assert failed.outcome is RunOutcome.FAILED
+    assert "ZeroDivisionError" in (failed.error or "")
+    assert list(tmp_path.glob("*/*")) == []  # `out` had finished: nothing of it either
+
+    finished, _ = run(two_sinks(False), tmp_path)
+    assert finished.outcome is RunOutcome.FINISHED
+    before = {p: p.read_text() for p in sorted(tmp_path.glob("*/*"))}
+    assert (tmp_path / "out" / "part-0.txt").read_text() == "1\n2\n3\n"
+
+    failed, _ = run(two_sinks(True, offset=10), tmp_path, max_attempts=2)
+
+    assert failed.outcome is RunOutcome.FAILED
+    assert {p: p.read_text() for p in sorted(tmp_path.glob("*/*"))} == before
+    assert not list(tmp_path.glob("*/.*"))  # no pending part either
+
+
+def test_a_retried_attempt_commits_its_own_part_only(tmp_path: Path) -> None:
+    doc = Doc().node(1, "source.sequence", {"from": 1, "to": 3}).node(2, "sink.text", {"path": "o"})
+    fault = Fault(subtask=0, node=2, attempts=(0,), after_records=2)
+    result, _ = run(doc.edge(1, 2).build(), tmp_path, faults=(fault,), max_attempts=2)
+    assert result.outcome is RunOutcome.FINISHED
+    assert visible(tmp_path / "o") == ["part-0.txt"]
+    assert (tmp_path / "o" / "part-0.txt").read_text() == "1\n2\n3\n"
+
+
+def test_the_local_executor_refuses_locations_of_other_schemes() -> None:
+    doc = Doc().node(1, "source.sequence", {"from": 1, "to": 3}).node(2, "sink.text", {"path": "o"})
+    plan = plan_of(doc.edge(1, 2).build(), "hdfs://namenode:8020/studio/workspaces/1")
+    events: list[SubtaskEvent] = []
+    result = run_locally(plan, events.append)
+    assert result.outcome is RunOutcome.FAILED
+    assert "only on file: locations, not on hdfs:" in (result.error or "")
+    assert {e.state for e in events} == {ExecutionState.CREATED, ExecutionState.CANCELED}

@@ -75,6 +75,8 @@ class SubtaskContext(Protocol):
     data_dir: str
     """The run's data location (`runtime.storage`), which source and sink paths are
     relative to: an absolute folder for `file:`, else a URI."""
+    token: str
+    """The run's token: names the parts file sinks write before the run commits them."""
     preview_size: int
     """Records each sink subtask keeps as text for the run's preview."""
     preview_chars: int

@@ -8,26 +8,30 @@ print() does, `str(record)` prefixed with `N> ` (N = subtask + 1) when the sink 
 parallel; `sink.collect` renders them as JSON.
 
 File sinks write one file per subtask that received records, `part-<subtask>.<ext>`
-in the folder their `path` names, as Flink's FileSink writes part files. An attempt
-writes a hidden `.part-...inprogress` file and renames it when the subtask finishes,
-so a failed or retried attempt never leaves a partial file behind, and a retry
-replaces what the failed attempt would have written.
+in the folder their `path` names, as Flink's FileSink writes part files, and the run
+commits them when it finishes (`commit_file_sinks`), as Flink's committer does at the
+end of input: nothing is visible before, a run that fails or is canceled leaves nothing
+behind (an earlier run's parts stay as they were), and a retried attempt replaces what
+the failed one would have written. An attempt writes a hidden `.part-...inprogress`
+file beside the part, which the commit renames.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import os
-from pathlib import Path
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from runtime.events import SinkOutput
 from runtime.operators.base import Gen, OperatorCode, SubtaskContext
 from runtime.paths import resolve
+from runtime.storage import Storage, data_location
 
 if TYPE_CHECKING:
-    from runtime.plan import NodePlan
+    from runtime.plan import NodePlan, RunPlan
 
 
 PREVIEW_RECORD_CHARS = 1_000
@@ -113,30 +117,33 @@ class CollectSink(Sink):
 
 
 class FileSink(Sink):
-    """Writes `part-<subtask>.<extension>` in the sink's folder, atomically per attempt."""
+    """Writes `part-<subtask>.<extension>` in the sink's folder, for the run to commit."""
 
     extension = "txt"
 
     def __init__(self, node: NodePlan, context: SubtaskContext) -> None:
         super().__init__(node, context)
-        self.data_dir = Path(context.data_dir).resolve()
-        self.folder = resolve(context.data_dir, node.params["path"], must_exist=False, writes=True)
-        name = f"part-{context.subtask}.{self.extension}"
-        self.final = self.folder / name
-        self.temporary = self.folder / f".{name}.{context.attempt}.inprogress"
-        self.stream: TextIO | None = None
         self.params = node.params
+        root = data_location(context.data_dir).local_path.resolve()
+        name = part_name(context.subtask, self.extension)
+        self.folder = resolve(str(root), node.params["path"], must_exist=False, writes=True)
+        self.final = (self.folder / name).relative_to(root).as_posix()
+        self.temporary = self.folder / pending_name(name, context.token, context.attempt)
+        self.stream: TextIO | None = None
 
     def write(self, record: Any) -> None:
         stream = self.stream
         if stream is None:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            stream = self.stream = self.temporary.open("w", encoding="utf-8", newline="")
+            stream = self.stream = self.open()
             self.start(stream, record)
         self.records += 1
         text = self.put(stream, record)
         if self.wants_preview():
             self.keep(text)
+
+    def open(self) -> TextIO:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return self.temporary.open("w", encoding="utf-8", newline="")
 
     def start(self, stream: TextIO, first: Any) -> None:
         """Write what comes before the first record (a CSV header)."""
@@ -151,10 +158,7 @@ class FileSink(Sink):
         stream, self.stream = self.stream, None
         if stream is not None:
             stream.close()
-            os.replace(self.temporary, self.final)
-            self.files.append(self.final.relative_to(self.data_dir).as_posix())
-        elif self.records == 0 and self.final.exists():
-            self.final.unlink()  # an earlier run's part this run did not write
+            self.files.append(self.final)
 
     def abort(self) -> None:
         stream, self.stream = self.stream, None
@@ -248,3 +252,105 @@ FILE_SINKS = frozenset({"sink.text", "sink.csv", "sink.json", "sink.writer"})
 CODE: dict[str, OperatorCode] = {
     kind: WriterCode() if kind == "sink.writer" else SinkCode() for kind in _SINKS
 }
+
+_EXTENSIONS = {kind: cls.extension for kind, cls in _SINKS.items() if issubclass(cls, FileSink)}
+
+
+# --- committing --------------------------------------------------------------------------
+
+
+def part_name(subtask: int, extension: str) -> str:
+    return f"part-{subtask}.{extension}"
+
+
+def pending_name(part: str, token: str, attempt: int) -> str:
+    """The hidden file an attempt writes its part to, beside it (`file:` locations)."""
+    return f".{part}.{token}.{attempt}.inprogress"
+
+
+def _is_pending(name: str, token: str) -> bool:
+    return re.fullmatch(rf"\.part-\d+\.\w+\.{re.escape(token)}\.\d+\.inprogress", name) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class SinkFolder:
+    """Where one file sink's parts go, relative to the data location."""
+
+    node: int
+    folder: str
+    extension: str
+    parallelism: int
+
+    def final(self, subtask: int) -> str:
+        return f"{self.folder}/{part_name(subtask, self.extension)}"
+
+    def pending(self, subtask: int, token: str, attempt: int) -> str:
+        part = part_name(subtask, self.extension)
+        return f"{self.folder}/{pending_name(part, token, attempt)}"
+
+
+def file_sink_folders(plan: RunPlan, storage: Storage) -> list[SinkFolder]:
+    """The folders of the plan's file sinks, in plan order."""
+    return [
+        SinkFolder(
+            node.id,
+            storage.sink_folder(node.params["path"]),
+            _EXTENSIONS[node.kind],
+            vertex.parallelism,
+        )
+        for vertex in plan.vertices
+        for node in vertex.nodes
+        if node.kind in FILE_SINKS
+    ]
+
+
+def pending_parts(
+    plan: RunPlan, folders: Iterable[SinkFolder], committed: Iterable[tuple[SinkOutput, int]]
+) -> dict[tuple[int, int], str]:
+    """Per (sink, subtask), the pending part its committed attempt wrote on a `file:`
+    location; `committed`: the sink outputs of the attempts that finished, with their
+    attempt numbers."""
+    by_node = {folder.node: folder for folder in folders}
+    parts = {}
+    for output, attempt in committed:
+        folder = by_node.get(output.node)
+        if folder is not None and output.files:
+            parts[output.node, output.subtask] = folder.pending(output.subtask, plan.token, attempt)
+    return parts
+
+
+def commit_file_sinks(
+    plan: RunPlan,
+    storage: Storage,
+    folders: Iterable[SinkFolder],
+    staged: Mapping[tuple[int, int], str],
+    *,
+    succeeded: bool,
+    staging: str | None = None,
+) -> None:
+    """Make the parts a run's file sinks wrote visible when it `succeeded`, all of them
+    after its last subtask finished; leave nothing of the run otherwise.
+
+    `staged`: per (sink, subtask) the file holding the part the run wrote; a subtask
+    without one wrote no records, and an earlier run's part there is removed. What the
+    run left unfinished is removed either way: `staging`, the folder Spark wrote into on
+    another scheme than `file:`, or the pending parts of `file:` locations.
+    """
+    folders = list(folders)
+    try:
+        if succeeded:
+            for folder in folders:
+                for subtask in range(folder.parallelism):
+                    source = staged.get((folder.node, subtask))
+                    if source is None:
+                        storage.delete(folder.final(subtask))
+                    else:
+                        storage.replace(source, folder.final(subtask))
+    finally:
+        if staging is not None:
+            storage.remove_tree(staging)
+        else:
+            for folder in folders:
+                for name in storage.names(folder.folder):
+                    if _is_pending(name, plan.token):
+                        storage.delete(f"{folder.folder}/{name}")

@@ -37,11 +37,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from runtime.events import ExecutionState, RunOutcome, RunResult, SubtaskEvent
+from runtime.operators.sinks import commit_file_sinks, file_sink_folders, pending_parts
 from runtime.spark.errors import python_error_text
 from runtime.spark.hooks import Monitored, Reporting, event_publisher
 from runtime.spark.listener import RunTracker, Slot
 from runtime.spark.session import Session
 from runtime.spark.tasks import Rekey, SubtaskSummary, SummaryList, VertexBody, target_of
+from runtime.storage import LocalStorage, data_location
 
 if TYPE_CHECKING:
     from pyspark.accumulators import Accumulator
@@ -131,6 +133,7 @@ def run_on_spark(
         session.listener.unregister(tracker)
     if outcome is RunOutcome.FAILED and not job.timed_out:
         error = _failure_text(plan, tracker, error)
+    outcome, error = job.commit(outcome, error)
     details["seconds"] = round(time.perf_counter() - started, 6)
     details["subtasks"] = {
         f"{s.vertex}/{s.subtask}": [s.records_in, s.records_out] for s in job.summaries
@@ -203,6 +206,23 @@ class _Job:
                 raise AssertionError("the union of the output vertices lost partitions")
             self.tracker.add_layout(final.id(), layout)
             self.final = final
+
+    def commit(self, outcome: RunOutcome, error: str | None) -> tuple[RunOutcome, str | None]:
+        """Make the file sinks' parts visible if the run finished; else leave none."""
+        finished = outcome is RunOutcome.FINISHED
+        committed = [
+            (sink, summary.attempt) for summary in self.summaries for sink in summary.sinks
+        ]
+        try:
+            storage = LocalStorage(data_location(self.plan.data_dir))
+            folders = file_sink_folders(self.plan, storage)
+            staged = pending_parts(self.plan, folders, committed)
+            commit_file_sinks(self.plan, storage, folders, staged, succeeded=finished)
+        except Exception as failure:
+            logger.exception("could not commit the file sinks of %s", self.plan.name)
+            if finished:
+                return RunOutcome.FAILED, f"the file sinks' parts could not be committed: {failure}"
+        return outcome, error
 
     def _anchor(self, vertex: VertexPlan, inputs: Sequence[RDD[Any]]) -> RDD[Any]:
         p = vertex.parallelism
