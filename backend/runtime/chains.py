@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from runtime.catalog import CATALOG, KEY_VARIABLES, ParamType
@@ -489,10 +489,18 @@ class SubtaskRun:
     iterator is exhausted the subtask is finished: `records_in` / `records_out` are
     final, file sinks have closed their pending parts (the run commits them when it
     finishes: `operators.sinks.commit_file_sinks`), and `sink_outputs()` tells what the
-    sinks received.
+    sinks received. `source_inputs` are what Spark read for file sources on a location
+    of another scheme than `file:` (`SubtaskContext.source_input`).
     """
 
-    def __init__(self, vertex: VertexPlan, subtask: int, attempt: int = 0) -> None:
+    def __init__(
+        self,
+        vertex: VertexPlan,
+        subtask: int,
+        attempt: int = 0,
+        *,
+        source_inputs: Mapping[int, Iterator[tuple[int, list[Any]]]] | None = None,
+    ) -> None:
         if not 0 <= subtask < vertex.parallelism:
             raise ValueError(
                 f"{vertex.name} has subtasks 0..{vertex.parallelism - 1}, not {subtask}"
@@ -504,6 +512,7 @@ class SubtaskRun:
         self.parallelism = vertex.parallelism
         self.data_dir = vertex.context.data_dir
         self.token = vertex.context.token
+        self.source_inputs = source_inputs or {}
         self.preview_size = vertex.context.preview_size
         self.preview_chars = vertex.context.preview_chars
         self.records_in = 0
@@ -561,6 +570,9 @@ class SubtaskRun:
     def sink_outputs(self) -> tuple[SinkOutput, ...]:
         """What each sink of the vertex received in this subtask, in chain order."""
         return tuple(sink.output() for sink in self.sinks)
+
+    def source_input(self, node: int) -> Iterator[tuple[int, list[Any]]] | None:
+        return self.source_inputs.get(node)
 
     # called by the generated code ---------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,38 @@ def test_folders_list_their_visible_files_in_name_order(tmp_path: Path):
 def test_paths_outside_the_data_folder_are_refused(tmp_path: Path, path: str):
     with pytest.raises(PathError):
         resolve(str(tmp_path), path, must_exist=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.text(alphabet="ab \rü😀", max_size=9), max_size=12),
+    ending=st.sampled_from(["", "\n", "\r\n"]),
+    parallelism=st.integers(1, 6),
+    cuts=st.lists(st.integers(0, 200), max_size=4),
+)
+def test_lines_read_in_any_pieces_reach_the_subtasks_that_read_them_from_disk(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[str],
+    ending: str,
+    parallelism: int,
+    cuts: list[int],
+):
+    text = ("\n".join(lines) + (ending if lines else "")).encode()
+    if not text:
+        return
+    file = tmp_path_factory.mktemp("text") / "f.txt"
+    file.write_bytes(text)
+    # What Hadoop's reader gives: each line with its offset, its `\r` kept, in pieces.
+    offsets = [0] + [i + 1 for i, byte in enumerate(text) if byte == 10 and i + 1 < len(text)]
+    read = [(o, text[o:].split(b"\n", 1)[0].decode()) for o in offsets]
+    pieces = [read[a:b] for a, b in itertools.pairwise([0, *sorted(cuts), len(read)])]
+    got: dict[int, list[str]] = {s: [] for s in range(parallelism)}
+    for piece in pieces:
+        for subtask, _, batch in sources.split_lines(piece, len(text), parallelism):
+            got[subtask].extend(batch)
+    for subtask in range(parallelism):
+        assert got[subtask] == list(text_lines([file], subtask, parallelism))
+    whole = {s: [] for s in range(parallelism)}
+    for subtask, _, batch in sources.split_text(text, parallelism):
+        whole[subtask].extend(batch)
+    assert whole == got

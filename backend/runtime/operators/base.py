@@ -14,6 +14,7 @@ chains flat.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -81,6 +82,11 @@ class SubtaskContext(Protocol):
     """Records each sink subtask keeps as text for the run's preview."""
     preview_chars: int
     """Characters of preview each sink subtask keeps."""
+
+    def source_input(self, node: int) -> Iterator[tuple[int, list[Any]]] | None:
+        """What Spark read for a file source on a location of another scheme than `file:`
+        (`runtime.spark.hadoop`): (file index, units) batches of this subtask, in file
+        order; None when the source reads its files itself."""
 
 
 class OperatorCode:

@@ -36,21 +36,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from runtime.catalog import CATALOG
 from runtime.events import ExecutionState, RunOutcome, RunResult, SubtaskEvent
 from runtime.operators.sinks import commit_file_sinks, file_sink_folders, pending_parts
+from runtime.operators.sources import FILE_SOURCES
 from runtime.spark.errors import python_error_text
+from runtime.spark.hadoop import HadoopStorage, source_reads
 from runtime.spark.hooks import Monitored, Reporting, event_publisher
 from runtime.spark.listener import RunTracker, Slot
 from runtime.spark.session import Session
 from runtime.spark.tasks import Rekey, SubtaskSummary, SummaryList, VertexBody, target_of
-from runtime.storage import LocalStorage, data_location
+from runtime.storage import LocalStorage, Storage, data_location
 
 if TYPE_CHECKING:
     from pyspark.accumulators import Accumulator
     from pyspark.core.context import SparkContext
     from pyspark.core.rdd import RDD
 
-    from runtime.plan import RunPlan, VertexPlan
+    from runtime.plan import NodePlan, RunPlan, VertexPlan
 
 logger = logging.getLogger(__name__)
 
@@ -159,22 +162,37 @@ class _Job:
     accumulator: Accumulator[list[SubtaskSummary]] | None = None
     summaries: list[SubtaskSummary] = field(default_factory=list)
     timed_out: bool = False
+    storage: Storage | None = None
+    """The data location's files, from the driver (set by `build`)."""
 
     def build(self) -> None:
         context = self.context
+        location = data_location(self.plan.data_dir)
+        hadoop = None if location.is_local else HadoopStorage(context, location)
+        self.storage = hadoop or LocalStorage(location)
+        from pyspark.util import _parse_memory
+
+        # What a subtask sorts in memory of what it read: as much as Spark's own sorts.
+        sort_memory = _parse_memory(context.getConf().get("spark.python.worker.memory", "512m"))
         # The RDD each JobEdge's consumer reads: (consumer vertex, input position) -> RDD.
         edges: dict[tuple[str, int], RDD[Any]] = {}
         outputs: list[tuple[VertexPlan, RDD[Any]]] = []
         for vertex in self.plan.vertices:
             p = vertex.parallelism
-            anchor = self._anchor(vertex, [edges[vertex.id, i.position] for i in vertex.inputs])
+            inputs = [edges[vertex.id, i.position] for i in vertex.inputs]
+            sources = () if hadoop is None else _file_sources(vertex)
+            if hadoop is not None and sources:
+                # Hadoop reads them on the executors; they reach each subtask as an input.
+                inputs.insert(0, source_reads(context, hadoop, sources, p))
+            anchor = self._anchor(vertex, inputs)
             anchor.setName(f"{vertex.name} [{vertex.id}]")
             self.tracker.add_layout(anchor.id(), [(vertex.id, i) for i in range(p)])
             summaries = None
             if vertex.outputs and vertex.sinks:
                 summaries = self._summary_accumulator()
             offsets = _offsets([o.consumer_parallelism for o in vertex.outputs])
-            body = VertexBody(vertex, offsets, summaries)
+            reads = tuple(node.id for node in sources)
+            body = VertexBody(vertex, offsets, summaries, reads, sort_memory)
             work = anchor.mapPartitionsWithIndex(Monitored(self.reporting, vertex.id, body))
             if not vertex.outputs:
                 outputs.append((vertex, work))
@@ -214,7 +232,8 @@ class _Job:
             (sink, summary.attempt) for summary in self.summaries for sink in summary.sinks
         ]
         try:
-            storage = LocalStorage(data_location(self.plan.data_dir))
+            storage = self.storage
+            assert storage is not None  # built
             folders = file_sink_folders(self.plan, storage)
             staged = pending_parts(self.plan, folders, committed)
             commit_file_sinks(self.plan, storage, folders, staged, succeeded=finished)
@@ -290,6 +309,13 @@ class _Job:
         if failure:
             return RunOutcome.FAILED, python_error_text(str(failure[0]))
         return RunOutcome.FINISHED, None
+
+
+def _file_sources(vertex: VertexPlan) -> tuple[NodePlan, ...]:
+    """The vertex's file sources, in the order its chain reads them (`runtime.chains`)."""
+    head = vertex.node(vertex.head)
+    sources = [head] if CATALOG[head.kind].inputs == 0 else []
+    return tuple(n for n in (*sources, *vertex.chained_sources) if n.kind in FILE_SOURCES)
 
 
 def _partition_range(context: SparkContext, rdd: RDD[Any], start: int, count: int) -> RDD[Any]:

@@ -17,6 +17,11 @@ unioned with other inputs.
 The vertices without outputs end in the run's one action: each subtask yields a
 `SubtaskSummary` with its sinks' outputs. A sink in a vertex that also has outputs
 reports through an accumulator instead (its partitions belong to a shuffle).
+
+On a data location of another scheme than `file:`, what file sources read comes to
+their subtasks through a shuffle too (`hadoop.source_reads`, read by `ReadLines` and
+`ReadWhole`); the subtask puts it back in file order (`_InOrder`) and hands each source
+its share (`SubtaskContext.source_input`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from pyspark.accumulators import AccumulatorParam
 
 from runtime.chains import SubtaskRun
 from runtime.events import SinkOutput
+from runtime.operators.base import OperatorError
+from runtime.operators.sources import split_csv, split_lines, split_parquet, split_text
 from runtime.spark.hooks import Meter
 
 if TYPE_CHECKING:
@@ -84,21 +91,36 @@ class VertexBody:
         vertex: VertexPlan,
         offsets: tuple[int, ...] = (),
         summaries: Accumulator[list[SubtaskSummary]] | None = None,
+        sources: tuple[int, ...] = (),
+        sort_memory: int = 512,
     ) -> None:
         self.vertex = vertex
         self.offsets = offsets
         """Per output position, its first partition in the shared shuffle (fan-out)."""
         self.summaries = summaries
+        self.sources = sources
+        """The file sources whose reads come with the input, in the order the chain
+        reads them (a location of another scheme than `file:`)."""
+        self.sort_memory = sort_memory
+        """Megabytes of reads a subtask sorts in memory before it spills to disk."""
 
     def __call__(
         self, subtask: int, attempt: int, records: Iterator[Any], meter: Meter
     ) -> Iterator[Any]:
         vertex = self.vertex
-        run = SubtaskRun(vertex, subtask, attempt)
-        meter.track(run)
-        if vertex.inputs:
-            inputs: Iterator[Any] = map(_VALUE, records)  # (consumer input, [records])
+        if self.sources:
+            ordered = _InOrder(_sorted_reads(records, len(self.sources), self.sort_memory))
+            reads = {node: ordered.stream(rank) for rank, node in enumerate(self.sources)}
+            run = SubtaskRun(vertex, subtask, attempt, source_inputs=reads)
+            meter.track(run)
+            inputs: Iterator[Any] = ordered.stream(len(self.sources))
+        elif vertex.inputs:
+            run = SubtaskRun(vertex, subtask, attempt)
+            meter.track(run)
+            inputs = map(_VALUE, records)  # (consumer input, [records])
         else:
+            run = SubtaskRun(vertex, subtask, attempt)
+            meter.track(run)
             # A source's partition holds only its index. Read it all the same: a Python
             # worker that leaves input unread is not reused, and the next task waits
             # for a new one (seconds).
@@ -147,3 +169,115 @@ class Rekey:
 
     def __call__(self, index: int, records: Iterable[Any]) -> Iterator[Any]:
         return zip(repeat(index), map(_VALUE, records))
+
+
+# --- reads of a location of another scheme than `file:` ------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLines:
+    """The lines Hadoop's text reader read of one file (in one of its splits), to the
+    subtasks whose byte ranges hold them."""
+
+    node: int
+    name: str
+    rank: int
+    """The source's place among its vertex's file sources."""
+    file: int
+    size: int
+    parallelism: int
+    bom: bool
+    """The file starts with a UTF-8 byte order mark, which Hadoop's reader drops."""
+
+    def __call__(self, lines: Iterable[tuple[int, str]]) -> Iterator[Any]:
+        if self.bom:
+            lines = _with_bom(lines)
+        try:
+            for subtask, position, batch in split_lines(lines, self.size, self.parallelism):
+                yield subtask, ((self.rank, self.file, position), batch)
+        except Exception as error:
+            raise _read_error(self.node, self.name, error) from error
+
+
+@dataclass(frozen=True, slots=True)
+class ReadWhole:
+    """Whole files (`binaryFiles`), split as a `file:` location's source splits them."""
+
+    node: int
+    name: str
+    kind: str
+    """`text`, `csv` or `parquet`."""
+    rank: int
+    file: int
+    first_group: int
+    """Parquet: the row groups of the source's files before this one."""
+    parallelism: int
+
+    def __call__(self, files: Iterable[tuple[str, bytes]]) -> Iterator[Any]:
+        try:
+            for _, data in files:
+                for subtask, position, batch in self._split(bytes(data)):
+                    yield subtask, ((self.rank, self.file, position), batch)
+        except Exception as error:
+            raise _read_error(self.node, self.name, error) from error
+
+    def _split(self, data: bytes) -> Iterator[tuple[int, int, list[Any]]]:
+        if self.kind == "parquet":
+            return split_parquet(data, self.first_group, self.parallelism)
+        if self.kind == "csv":
+            return split_csv(data, self.file, self.parallelism)
+        return split_text(data, self.parallelism)
+
+
+def _with_bom(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    for offset, line in lines:
+        yield offset, "\ufeff" + line if offset == 0 else line
+
+
+def _read_error(node: int, name: str, error: Exception) -> OperatorError:
+    if isinstance(error, OperatorError):
+        return error
+    return OperatorError(node, name, f"{type(error).__name__}: {error}")
+
+
+def _sorted_reads(records: Iterator[Any], sources: int, memory: int) -> Iterator[Any]:
+    """A subtask's shuffled input as (key, payload), sorted: each file source's batches
+    (key: source, file, position; payload: file, units), then the network inputs'
+    (key: after the sources, as they came; payload: consumer input, records)."""
+    from pyspark.shuffle import ExternalSorter
+
+    def keyed() -> Iterator[tuple[tuple[int, int, int], Any]]:
+        for arrival, (_, value) in enumerate(records):
+            head, units = value
+            if isinstance(head, tuple):
+                yield head, (head[1], units)
+            else:
+                yield (sources, arrival, 0), value
+
+    sorter: ExternalSorter[tuple[tuple[int, int, int], Any]] = ExternalSorter(memory)
+    yield from sorter.sorted(keyed(), key=itemgetter(0))
+
+
+class _InOrder:
+    """Sorted (key, payload) items read as one stream per `key[0]`, in any order of
+    streams: a stream read in its turn holds nothing back, one read early keeps the
+    items it passes over for the others."""
+
+    def __init__(self, items: Iterator[tuple[tuple[int, int, int], Any]]) -> None:
+        self._items = items
+        self._held: dict[int, list[Any]] = {}
+        self._reached = -1
+        """The highest `key[0]` taken from the items."""
+
+    def stream(self, group: int) -> Iterator[Any]:
+        yield from self._held.pop(group, ())
+        if self._reached > group:
+            return  # all of it was taken already, and held above
+        for key, payload in self._items:
+            self._reached = key[0]
+            if key[0] == group:
+                yield payload
+                continue
+            self._held.setdefault(key[0], []).append(payload)
+            if key[0] > group:
+                return

@@ -3,13 +3,17 @@ only through Spark's Hadoop file system layer."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from runtime.events import RunOutcome
 from runtime.spark.session import Session
 from tests.runtime.builders import Doc
-from tests.runtime.spark.conftest import plan_of, run_spark
+from tests.runtime.spark.conftest import plan_of, run_local, run_spark
 
 
 def sink_then_failure() -> dict[str, Any]:
@@ -38,3 +42,88 @@ def test_a_failed_run_leaves_none_of_the_parts_its_finished_subtasks_wrote(
     assert result.outcome is RunOutcome.FAILED
     assert "ZeroDivisionError" in (result.error or "")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == []
+
+
+# --- sources -------------------------------------------------------------------------------
+
+
+def write_inputs(root: Path) -> None:
+    """Files every kind of file source reads, with what makes splitting them hard."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (root / "text").mkdir(parents=True)
+    lines = [f"line {n} " + "é" * (n % 7) + "x" * (n * 13 % 41) for n in range(60)]
+    (root / "text" / "a.txt").write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    (root / "text" / "b,c[1].txt").write_bytes("\ufeffbom first\nsecond\n\nlast".encode())
+    (root / "text" / "c.txt.gz").write_text("not compressed\nread as it is\n")
+    (root / "text" / "d.txt").write_bytes(b"")
+    (root / "text" / "_ignored.txt").write_text("no\n")
+    (root / "text" / ".hidden").write_text("no\n")
+    (root / "rows.jsonl").write_text('{"n": 1}\n\n[2, 3]\n  \n"four"\n' * 9)
+    (root / "csv").mkdir()
+    (root / "csv" / "1.csv").write_text('name,note\nann,"two\nlines"\r\nbob,plain\n')
+    (root / "csv" / "2.csv").write_text("name,note\rcy,old mac\r")
+    (root / "csv" / "3.csv").write_text("name,note\ndee,x\n")
+    (root / "parquet").mkdir()
+    for index, rows in enumerate((7, 3)):
+        table = pa.table({"id": list(range(rows)), "file": [index] * rows})
+        pq.write_table(table, root / "parquet" / f"{index}.parquet", row_group_size=2)
+
+
+def sources() -> dict[str, Any]:
+    doc = Doc(parallelism=3)
+    for node, (kind, path) in enumerate(
+        [
+            ("source.text", "text"),
+            ("source.json", "rows.jsonl"),
+            ("source.csv", "csv"),
+            ("source.parquet", "parquet"),
+        ],
+        start=1,
+    ):
+        doc.node(node, kind, {"path": path}).node(node + 10, "sink.collect").edge(node, node + 10)
+    return doc.build()
+
+
+def previews(result: Any) -> dict[tuple[int, int], tuple[str, ...]]:
+    """What each sink subtask received, in the order it did."""
+    assert all(not s.truncated for s in result.sinks)
+    return {(s.node, s.subtask): s.preview for s in result.sinks}
+
+
+@pytest.fixture
+def viewfs(spark: Session, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
+    """`viewfs(folder)`: a `viewfs://` URI of `folder`, another scheme than `file:` that only
+    Hadoop's `FileSystem` reads (its mount table links to the folder); Hadoop's readers
+    split files every 512 bytes meanwhile."""
+    conf = spark.context._jsc.hadoopConfiguration()  # type: ignore[union-attr]
+    keys: list[str] = ["mapreduce.input.fileinputformat.split.maxsize"]
+    conf.set(keys[0], "512")
+
+    def mount(folder: Path) -> str:
+        table = f"t{uuid.uuid4().hex[:12]}"
+        keys.append(f"fs.viewfs.mounttable.{table}.link./data")
+        conf.set(keys[-1], f"file://{folder}")
+        return f"viewfs://{table}/data"
+
+    yield mount
+    for key in keys:
+        conf.unset(key)
+
+
+def test_sources_give_each_subtask_the_same_records_on_every_scheme(
+    spark: Session, tmp_path: Path, viewfs: Callable[[Path], str]
+) -> None:
+    write_inputs(tmp_path / "data")
+    reference = run_local(plan_of(sources(), tmp_path / "data"))
+    assert reference.outcome is RunOutcome.FINISHED, reference.error
+
+    local = run_spark(spark, plan_of(sources(), f"file://{tmp_path}/data"))
+    hadoop = run_spark(spark, plan_of(sources(), viewfs(tmp_path / "data")))
+
+    assert local.outcome is RunOutcome.FINISHED, local.error
+    assert hadoop.outcome is RunOutcome.FINISHED, hadoop.error
+    assert previews(local) == previews(reference)
+    assert previews(hadoop) == previews(reference)
+    assert '"\ufeffbom first"' in previews(reference)[11, 0]  # as Python reads it
