@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from runtime.catalog import CATALOG, KEY_VARIABLES, ParamType
@@ -49,7 +50,7 @@ from runtime.events import SinkOutput
 from runtime.expressions import compile_expression, expression_namespace
 from runtime.operators import CODE, OperatorError
 from runtime.operators.keyed import MISSING
-from runtime.operators.sinks import Sink
+from runtime.operators.sinks import FileSink, Sink
 from runtime.plan import ChainCode, Fault, NodePlan, VertexPlan
 from runtime.routing import KEY_TYPES_TEXT, NULL_BYTE_KEY, KeyRouter, RoutingError
 
@@ -573,6 +574,12 @@ class SubtaskRun:
 
     def source_input(self, node: int) -> Iterator[tuple[int, list[Any]]] | None:
         return self.source_inputs.get(node)
+
+    def spooled(self, node: int) -> Path | None:
+        """The part file sink `node` spooled on a location of another scheme than `file:`,
+        once the subtask finished (None if it wrote no records)."""
+        sink = self.objects.get(node)
+        return sink.spooled() if isinstance(sink, FileSink) else None
 
     # called by the generated code ---------------------------------------------------------
 

@@ -12,23 +12,28 @@ in the folder their `path` names, as Flink's FileSink writes part files, and the
 commits them when it finishes (`commit_file_sinks`), as Flink's committer does at the
 end of input: nothing is visible before, a run that fails or is canceled leaves nothing
 behind (an earlier run's parts stay as they were), and a retried attempt replaces what
-the failed one would have written. An attempt writes a hidden `.part-...inprogress`
-file beside the part, which the commit renames.
+the failed one would have written. On a `file:` location an attempt writes a hidden
+`.part-...inprogress` file beside the part, which the commit renames; on another scheme
+it spools the part to the executor's own disk, and Spark's Hadoop output committer
+writes it (`runtime.spark.hadoop`).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from runtime.events import SinkOutput
 from runtime.operators.base import Gen, OperatorCode, SubtaskContext
 from runtime.paths import resolve
-from runtime.storage import Storage, data_location
+from runtime.storage import Storage, check_sink_path, data_location
 
 if TYPE_CHECKING:
     from runtime.plan import NodePlan, RunPlan
@@ -124,11 +129,18 @@ class FileSink(Sink):
     def __init__(self, node: NodePlan, context: SubtaskContext) -> None:
         super().__init__(node, context)
         self.params = node.params
-        root = data_location(context.data_dir).local_path.resolve()
+        location = data_location(context.data_dir)
         name = part_name(context.subtask, self.extension)
-        self.folder = resolve(str(root), node.params["path"], must_exist=False, writes=True)
-        self.final = (self.folder / name).relative_to(root).as_posix()
-        self.temporary = self.folder / pending_name(name, context.token, context.attempt)
+        self.folder: Path | None = None
+        """The part's folder on a `file:` location; None: the part is spooled."""
+        self.temporary: Path | None = None
+        if location.is_local:
+            root = location.local_path.resolve()
+            self.folder = resolve(str(root), node.params["path"], must_exist=False, writes=True)
+            self.final = (self.folder / name).relative_to(root).as_posix()
+            self.temporary = self.folder / pending_name(name, context.token, context.attempt)
+        else:
+            self.final = f"{check_sink_path(location, node.params['path'])}/{name}"
         self.stream: TextIO | None = None
 
     def write(self, record: Any) -> None:
@@ -142,7 +154,13 @@ class FileSink(Sink):
             self.keep(text)
 
     def open(self) -> TextIO:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        else:
+            handle, spool = tempfile.mkstemp(prefix=".part-", suffix=".spool", dir=_scratch())
+            os.close(handle)
+            self.temporary = Path(spool)
+        assert self.temporary is not None
         return self.temporary.open("w", encoding="utf-8", newline="")
 
     def start(self, stream: TextIO, first: Any) -> None:
@@ -164,7 +182,18 @@ class FileSink(Sink):
         stream, self.stream = self.stream, None
         if stream is not None:
             stream.close()
-        self.temporary.unlink(missing_ok=True)
+        if self.temporary is not None:
+            self.temporary.unlink(missing_ok=True)
+
+    def spooled(self) -> Path | None:
+        """The finished part on the executor's disk, for Spark to write (another scheme
+        than `file:`); None when the part is written in place or holds no records."""
+        return self.temporary if self.folder is None and self.files else None
+
+
+def _scratch() -> str | None:
+    """Where a Python worker spools: Spark's local folders (None outside Spark)."""
+    return os.environ.get("SPARK_LOCAL_DIRS", "").split(",")[0] or None
 
 
 class JsonSink(FileSink):

@@ -38,14 +38,26 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from runtime.catalog import CATALOG
 from runtime.events import ExecutionState, RunOutcome, RunResult, SubtaskEvent
-from runtime.operators.sinks import commit_file_sinks, file_sink_folders, pending_parts
+from runtime.operators.sinks import (
+    FILE_SINKS,
+    commit_file_sinks,
+    file_sink_folders,
+    pending_parts,
+)
 from runtime.operators.sources import FILE_SOURCES
 from runtime.spark.errors import python_error_text
-from runtime.spark.hadoop import HadoopStorage, source_reads
+from runtime.spark.hadoop import HadoopStorage, source_reads, staged_part, write_parts
 from runtime.spark.hooks import Monitored, Reporting, event_publisher
 from runtime.spark.listener import RunTracker, Slot
 from runtime.spark.session import Session
-from runtime.spark.tasks import Rekey, SubtaskSummary, SummaryList, VertexBody, target_of
+from runtime.spark.tasks import (
+    Rekey,
+    SubtaskSummary,
+    SummaryList,
+    VertexBody,
+    as_text,
+    target_of,
+)
 from runtime.storage import LocalStorage, Storage, data_location
 
 if TYPE_CHECKING:
@@ -164,19 +176,27 @@ class _Job:
     timed_out: bool = False
     storage: Storage | None = None
     """The data location's files, from the driver (set by `build`)."""
+    staging: str | None = None
+    """Where Hadoop's writer puts the file sinks' parts, on another scheme than `file:`."""
+    written: list[tuple[int, int, int]] = field(default_factory=list)
+    """(file sink, subtask, partition of the final RDD that writes its part)."""
 
     def build(self) -> None:
+        from pyspark.util import _parse_memory
+
         context = self.context
         location = data_location(self.plan.data_dir)
         hadoop = None if location.is_local else HadoopStorage(context, location)
         self.storage = hadoop or LocalStorage(location)
-        from pyspark.util import _parse_memory
-
         # What a subtask sorts in memory of what it read: as much as Spark's own sorts.
         sort_memory = _parse_memory(context.getConf().get("spark.python.worker.memory", "512m"))
+        if hadoop is not None and any(_file_sinks(v) for v in self.plan.vertices):
+            self.staging = f".staging-{self.plan.token}"
         # The RDD each JobEdge's consumer reads: (consumer vertex, input position) -> RDD.
         edges: dict[tuple[str, int], RDD[Any]] = {}
         outputs: list[tuple[VertexPlan, RDD[Any]]] = []
+        # (file sink, parallelism, the pieces of its parts: a partition per subtask)
+        parts: list[tuple[int, int, RDD[Any]]] = []
         for vertex in self.plan.vertices:
             p = vertex.parallelism
             inputs = [edges[vertex.id, i.position] for i in vertex.inputs]
@@ -187,25 +207,31 @@ class _Job:
             anchor = self._anchor(vertex, inputs)
             anchor.setName(f"{vertex.name} [{vertex.id}]")
             self.tracker.add_layout(anchor.id(), [(vertex.id, i) for i in range(p)])
+            # On another scheme, every file sink's parts move on to Hadoop's writer as
+            # outputs of their own, a partition per subtask, after the vertex's outputs.
+            sinks = () if hadoop is None else _file_sinks(vertex)
+            counts = [o.consumer_parallelism for o in vertex.outputs] + [p] * len(sinks)
+            offsets = _offsets(counts)
+            writes = tuple(zip(sinks, offsets[len(vertex.outputs) :], strict=True))
             summaries = None
-            if vertex.outputs and vertex.sinks:
+            saving = self.staging is not None and not vertex.outputs  # no `collect`
+            if (vertex.outputs and vertex.sinks) or sinks or saving:
                 summaries = self._summary_accumulator()
-            offsets = _offsets([o.consumer_parallelism for o in vertex.outputs])
             reads = tuple(node.id for node in sources)
-            body = VertexBody(vertex, offsets, summaries, reads, sort_memory)
+            body = VertexBody(
+                vertex, offsets[: len(vertex.outputs)], summaries, reads, sort_memory, writes
+            )
             work = anchor.mapPartitionsWithIndex(Monitored(self.reporting, vertex.id, body))
-            if not vertex.outputs:
+            if not counts:
                 outputs.append((vertex, work))
-            elif len(vertex.outputs) == 1:
+            elif len(counts) == 1 and not sinks:
                 output = vertex.outputs[0]
                 edges[output.consumer, output.consumer_input] = work.partitionBy(
                     output.consumer_parallelism, target_of
                 )
             else:
-                shared = work.partitionBy(
-                    sum(o.consumer_parallelism for o in vertex.outputs), target_of
-                )
-                for output, offset in zip(vertex.outputs, offsets, strict=True):
+                shared = work.partitionBy(sum(counts), target_of)
+                for output, offset in zip(vertex.outputs, offsets, strict=False):
                     count = output.consumer_parallelism
                     own = _partition_range(context, shared, offset, count)
                     if len(self.plan.vertex(output.consumer).inputs) > 1:
@@ -213,13 +239,20 @@ class _Job:
                         self.tracker.add_move(own.id(), output.edge)
                         own = own.mapPartitionsWithIndex(Rekey()).partitionBy(count, target_of)
                     edges[output.consumer, output.consumer_input] = own
-        if not outputs:
+                for node, offset in writes:
+                    pieces = _partition_range(context, shared, offset, p).map(as_text)
+                    parts.append((node, p, pieces))
+        finals = [rdd for _, rdd in outputs] + [rdd for _, _, rdd in parts]
+        if not finals:
             raise ValueError("the plan has no vertex without outputs: nothing would run")
-        if len(outputs) == 1:
-            self.final = outputs[0][1]
+        layout: list[Slot | None] = [(v.id, i) for v, _ in outputs for i in range(v.parallelism)]
+        for node, count, _ in parts:
+            self.written.extend((node, subtask, len(layout) + subtask) for subtask in range(count))
+            layout.extend([None] * count)
+        if len(finals) == 1:
+            self.final = finals[0]
         else:
-            final = context.union([rdd for _, rdd in outputs])
-            layout: list[Slot] = [(v.id, i) for v, _ in outputs for i in range(v.parallelism)]
+            final = context.union(finals)
             if final.getNumPartitions() != len(layout):
                 raise AssertionError("the union of the output vertices lost partitions")
             self.tracker.add_layout(final.id(), layout)
@@ -235,8 +268,18 @@ class _Job:
             storage = self.storage
             assert storage is not None  # built
             folders = file_sink_folders(self.plan, storage)
-            staged = pending_parts(self.plan, folders, committed)
-            commit_file_sinks(self.plan, storage, folders, staged, succeeded=finished)
+            if self.staging is None:
+                staged = pending_parts(self.plan, folders, committed)
+            else:
+                wrote = {(output.node, output.subtask) for output, _ in committed if output.files}
+                staged = {
+                    (node, subtask): staged_part(self.staging, partition)
+                    for node, subtask, partition in self.written
+                    if (node, subtask) in wrote
+                }
+            commit_file_sinks(
+                self.plan, storage, folders, staged, succeeded=finished, staging=self.staging
+            )
         except Exception as failure:
             logger.exception("could not commit the file sinks of %s", self.plan.name)
             if finished:
@@ -275,7 +318,11 @@ class _Job:
                 context.setInterruptOnCancel(True)
                 context.addJobTag(tag)
                 try:
-                    result.extend(final.collect())
+                    if self.staging is None:
+                        result.extend(final.collect())
+                    else:
+                        assert self.storage is not None  # built
+                        write_parts(final, self.storage.location, self.staging)
                 finally:
                     context.removeJobTag(tag)
             except BaseException as error:
@@ -309,6 +356,10 @@ class _Job:
         if failure:
             return RunOutcome.FAILED, python_error_text(str(failure[0]))
         return RunOutcome.FINISHED, None
+
+
+def _file_sinks(vertex: VertexPlan) -> tuple[int, ...]:
+    return tuple(node.id for node in vertex.nodes if node.kind in FILE_SINKS)
 
 
 def _file_sources(vertex: VertexPlan) -> tuple[NodePlan, ...]:

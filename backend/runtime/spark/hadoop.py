@@ -2,8 +2,8 @@
 
 Spark's Python workers have no JVM to call, so Hadoop's `FileSystem` is used from the
 driver, through py4j, for what is small (`HadoopStorage`: listing what sources read,
-reading a Parquet footer), and the bytes move on the executors through Spark's own
-Hadoop readers:
+reading a Parquet footer, committing what sinks wrote), and the bytes move on the
+executors through Spark's own Hadoop readers and output committer:
 
 - `source_reads`: what a vertex's file sources read, as an RDD placed on their subtasks.
   A text or JSON lines file is read by Hadoop's `TextInputFormat` in its own splits (its
@@ -12,6 +12,10 @@ Hadoop readers:
   (`binaryFiles`, the bytes as they are) and split as a `file:` location's source splits
   it. Batches carry (source, file, position), so a subtask gets them back in file order
   (`tasks.VertexBody`), however Spark's shuffle hands them over.
+- `write_parts`: the run's one action when it has file sinks: the parts the sink subtasks
+  spooled go through Hadoop's `TextOutputFormat` (lazily: an empty part writes no file)
+  and `FileOutputCommitter` into a hidden staging folder, from which the driver moves them
+  into place once the run finished (`operators.sinks.commit_file_sinks`).
 
 Input paths are Hadoop globs, and `,` separates them: the names a workspace chose are
 escaped (`storage.hadoop_glob`), so a name only ever means itself.
@@ -211,6 +215,28 @@ def source_reads(
     return context.union(pieces).partitionBy(parallelism, target_of)
 
 
+def write_parts(parts: RDD[Any], location: DataLocation, staging: str) -> None:
+    """The run's action when its file sinks write to `location`: each partition of `parts`
+    holding (None, text) pieces of a part becomes `staging/part-r-<partition, 5 digits>`
+    (none for an empty one) through Hadoop's `FileOutputCommitter`, which makes the files
+    of the tasks that finished visible there once all of them have."""
+    parts.saveAsNewAPIHadoopFile(
+        location.uri_of(staging),
+        _LAZY_OUTPUT,
+        keyClass=_NULL,
+        valueClass=_TEXT,
+        conf={
+            "mapreduce.output.lazyoutputformat.outputformat": _TEXT_OUTPUT,
+            "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
+        },
+    )
+
+
+def staged_part(staging: str, partition: int) -> str:
+    """Where `write_parts` puts a partition's part (Hadoop's name of a task's file)."""
+    return f"{staging}/part-r-{partition:05d}"
+
+
 def _files(storage: HadoopStorage, node: NodePlan) -> list[FileEntry]:
     path = node.params["path"]
     try:
@@ -262,4 +288,4 @@ def _java(call: Any, what: str) -> Any:
         raise OSError(message) from None
 
 
-__all__ = ["HadoopStorage", "source_reads"]
+__all__ = ["HadoopStorage", "source_reads", "staged_part", "write_parts"]

@@ -54,8 +54,8 @@ class RunTracker:
         self.tag = tag
         self._publish = publish
         self._subtasks = tuple(subtasks)
-        self._layouts: dict[int, tuple[Slot, ...]] = {}
-        self._stages: dict[int, tuple[Slot, ...]] = {}
+        self._layouts: dict[int, tuple[Slot | None, ...]] = {}
+        self._stages: dict[int, tuple[Slot | None, ...]] = {}
         self._moves: dict[int, int] = {}
         """RDD id -> the StreamEdge whose records a stage computing it moves again."""
         self._stage_runs: dict[tuple[int, int], StageRun] = {}
@@ -70,8 +70,9 @@ class RunTracker:
 
     # -- set up by the executor ------------------------------------------------------
 
-    def add_layout(self, rdd_id: int, slots: Sequence[Slot]) -> None:
-        """Partition i of a stage that computes RDD `rdd_id` is subtask `slots[i]`."""
+    def add_layout(self, rdd_id: int, slots: Sequence[Slot | None]) -> None:
+        """Partition i of a stage that computes RDD `rdd_id` is subtask `slots[i]` (None:
+        no subtask, a part a file sink wrote, on its way to storage)."""
         with self._lock:
             self._layouts[rdd_id] = tuple(slots)
 
@@ -124,11 +125,12 @@ class RunTracker:
             known = [rdd_id for rdd_id in rdds if rdd_id in self._layouts]
             # The union of the output vertices is created after them: the highest id wins.
             layout = self._layouts[max(known)] if known else ()
+            slots = [slot for slot in layout if slot is not None]
             moves = [self._moves[r] for r in rdds if r in self._moves and not known]
             self._stage_runs[stage_id, attempt] = StageRun(
                 stage=stage_id,
                 attempt=attempt,
-                vertices=tuple(dict.fromkeys(vertex for vertex, _ in layout)),
+                vertices=tuple(dict.fromkeys(vertex for vertex, _ in slots)),
                 edge=moves[0] if moves else None,
                 parents=tuple(sorted(parents)),
                 submitted=now if submitted is None else submitted,
@@ -136,7 +138,7 @@ class RunTracker:
             if not known:
                 return False
             self._stages[stage_id] = layout
-            for slot in layout:
+            for slot in slots:
                 attempt, state = self._attempts.get(slot, (0, ExecutionState.CREATED))
                 if state is ExecutionState.CREATED:
                     self._attempts[slot] = (attempt, ExecutionState.SCHEDULED)

@@ -26,11 +26,13 @@ its share (`SubtaskContext.source_input`).
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyspark.accumulators import AccumulatorParam
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
     from runtime.plan import VertexPlan
 
 _VALUE = itemgetter(1)
+PIECE = 1 << 20
+"""Bytes of a spooled part moved at once."""
 
 
 def target_of(key: int) -> int:
@@ -93,6 +97,7 @@ class VertexBody:
         summaries: Accumulator[list[SubtaskSummary]] | None = None,
         sources: tuple[int, ...] = (),
         sort_memory: int = 512,
+        writes: tuple[tuple[int, int], ...] = (),
     ) -> None:
         self.vertex = vertex
         self.offsets = offsets
@@ -103,6 +108,9 @@ class VertexBody:
         reads them (a location of another scheme than `file:`)."""
         self.sort_memory = sort_memory
         """Megabytes of reads a subtask sorts in memory before it spills to disk."""
+        self.writes = writes
+        """(file sink, its first partition in the shared shuffle): the sinks whose parts
+        go on to Hadoop's writer (a location of another scheme than `file:`)."""
 
     def __call__(
         self, subtask: int, attempt: int, records: Iterator[Any], meter: Meter
@@ -126,11 +134,16 @@ class VertexBody:
             # for a new one (seconds).
             deque(records, maxlen=0)
             inputs = iter(())
-        if not vertex.outputs:
+        if not vertex.outputs and not self.writes and self.summaries is None:
             return _summarized(run, run.execute(inputs, batched_input=True, output="plain"))
-        output = run.execute(inputs, batched_input=True, output="batched")
-        if len(vertex.outputs) > 1:
-            output = _laid_end_to_end(output, self.offsets)
+        if vertex.outputs:
+            output = run.execute(inputs, batched_input=True, output="batched")
+            if len(vertex.outputs) > 1:
+                output = _laid_end_to_end(output, self.offsets)
+        else:
+            output = _drained(run.execute(inputs, batched_input=True, output="plain"))
+        if self.writes:
+            output = itertools.chain(output, _spooled(run, self.writes))
         if self.summaries is not None:
             output = _then_accumulate(run, output, self.summaries)
         return output
@@ -150,6 +163,48 @@ def summary_of(run: SubtaskRun) -> SubtaskSummary:
 def _summarized(run: SubtaskRun, output: Iterator[Any]) -> Iterator[SubtaskSummary]:
     deque(output, maxlen=0)  # a vertex without outputs sends nothing on
     yield summary_of(run)
+
+
+def _drained(output: Iterator[Any]) -> Iterator[Any]:
+    deque(output, maxlen=0)  # a vertex without outputs sends nothing on
+    yield from ()
+
+
+def _spooled(run: SubtaskRun, writes: tuple[tuple[int, int], ...]) -> Iterator[Any]:
+    """The parts the subtask's file sinks spooled, to their sinks' shares of the shuffle:
+    (partition, text) pieces, which Hadoop's text writer writes each with a line break."""
+    parts = [(offset, run.spooled(node)) for node, offset in writes]
+    try:
+        for offset, part in parts:
+            if part is not None:
+                for piece in _pieces(part):
+                    yield offset + run.subtask, piece
+    finally:
+        for _, part in parts:
+            if part is not None:
+                part.unlink(missing_ok=True)
+
+
+def _pieces(part: Path) -> Iterator[str]:
+    """A part's text in pieces of about `PIECE` bytes, each cut at a line break (which it
+    leaves out): every record a file sink writes ends with one."""
+    with part.open("rb") as stream:
+        rest = b""
+        while block := stream.read(PIECE):
+            data = rest + block
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                rest = data
+                continue
+            yield data[:cut].decode("utf-8")
+            rest = data[cut + 1 :]
+        if rest:
+            yield rest.decode("utf-8")
+
+
+def as_text(pair: tuple[int, str]) -> tuple[None, str]:
+    """A piece of a part as Hadoop's text writer takes it: no key, the text."""
+    return None, pair[1]
 
 
 def _laid_end_to_end(output: Iterator[Any], offsets: tuple[int, ...]) -> Iterator[Any]:

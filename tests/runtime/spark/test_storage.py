@@ -3,6 +3,7 @@ only through Spark's Hadoop file system layer."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,17 +32,20 @@ def sink_then_failure() -> dict[str, Any]:
     )
 
 
+@pytest.mark.parametrize("scheme", ["file", "viewfs"])
 def test_a_failed_run_leaves_none_of_the_parts_its_finished_subtasks_wrote(
-    spark: Session, tmp_path: Path
+    spark: Session, tmp_path: Path, viewfs: Callable[[Path], str], scheme: str
 ) -> None:
-    plan = plan_of(sink_then_failure(), f"file://{tmp_path}")
+    location = f"file://{tmp_path}" if scheme == "file" else viewfs(tmp_path)
+    plan = plan_of(sink_then_failure(), location)
     assert plan.vertices[0].sinks == (2,) and plan.vertices[0].outputs
 
     result = run_spark(spark, plan)
 
     assert result.outcome is RunOutcome.FAILED
     assert "ZeroDivisionError" in (result.error or "")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == []
+    assert files(tmp_path) == {}
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".staging")] == []
 
 
 # --- sources -------------------------------------------------------------------------------
@@ -127,3 +131,65 @@ def test_sources_give_each_subtask_the_same_records_on_every_scheme(
     assert previews(local) == previews(reference)
     assert previews(hadoop) == previews(reference)
     assert '"\ufeffbom first"' in previews(reference)[11, 0]  # as Python reads it
+
+
+# --- sinks ---------------------------------------------------------------------------------
+
+
+def sinks() -> dict[str, Any]:
+    """Text, CSV and JSON lines sinks, one chained behind a vertex that sends on, and a
+    subtask that receives no records."""
+    return (
+        Doc(parallelism=3)
+        .node(1, "source.sequence", {"from": 1, "to": 2500})
+        .node(2, "map", {"fn": "{'n': x, 'text': f'é,\"{x}\"\\nline ' * (x % 3)}"})
+        .node(3, "sink.text", {"path": "out/text"})
+        .node(4, "sink.json", {"path": "out/json"}, parallelism=2)
+        .node(5, "filter", {"predicate": "x['n'] % 2 == 0"})
+        .node(6, "sink.csv", {"path": "out/csv"}, parallelism=5)
+        .node(7, "map", {"fn": "x['n']"})
+        .node(8, "sink.collect")
+        .edge(1, 2)
+        .edge(2, 3)
+        .edge(2, 4, "REBALANCE")
+        .edge(2, 5)
+        .edge(5, 6, "HASH", key="x['n'] % 3")
+        .edge(2, 7)
+        .edge(7, 8)
+        .build()
+    )
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    """The visible files below `folder`, by path."""
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not any(part.startswith(".") for part in path.parts)
+    }
+
+
+def test_sinks_write_the_same_files_on_every_scheme(
+    spark: Session, tmp_path: Path, viewfs: Callable[[Path], str]
+) -> None:
+    for name in ("reference", "local", "hadoop"):
+        (tmp_path / name / "out" / "csv").mkdir(parents=True)
+        for subtask in range(5):
+            stale = tmp_path / name / "out" / "csv" / f"part-{subtask}.csv"
+            stale.write_text("an earlier run's\n")
+    reference = run_local(plan_of(sinks(), tmp_path / "reference"))
+    assert reference.outcome is RunOutcome.FINISHED, reference.error
+
+    local = run_spark(spark, plan_of(sinks(), f"file://{tmp_path}/local"))
+    hadoop = run_spark(spark, plan_of(sinks(), viewfs(tmp_path / "hadoop")))
+
+    assert local.outcome is RunOutcome.FINISHED, local.error
+    assert hadoop.outcome is RunOutcome.FINISHED, hadoop.error
+    expected = files(tmp_path / "reference")
+    assert 0 < len([f for f in expected if f.startswith("out/csv/")]) < 5  # 3 keys
+    assert files(tmp_path / "local") == expected
+    assert files(tmp_path / "hadoop") == expected
+    assert sorted(os.listdir(tmp_path / "hadoop")) == ["out"]  # no staging left
+    told = sorted((s.node, s.subtask, s.files) for s in reference.sinks)
+    assert sorted((s.node, s.subtask, s.files) for s in local.sinks) == told
+    assert sorted((s.node, s.subtask, s.files) for s in hadoop.sinks) == told
