@@ -130,6 +130,12 @@ class RunStage(WireMessage):
     """The JobVertexIDs whose subtasks it runs: one, or every vertex without outputs."""
     edge: int | None
     """For a stage that runs no vertex: the StreamEdge whose records it shuffles once more."""
+    reads: list[OperatorRef] = Field(default_factory=list)
+    """The file sources whose files it reads, on a data location of another scheme than
+    `file:`: a stage of its own, before the vertex that reads them."""
+    writes: list[OperatorRef] = Field(default_factory=list)
+    """The file sinks whose parts it writes, on a data location of another scheme than
+    `file:`: the last stage."""
     after: list[int]
     """The stages whose output it reads: it begins once they have finished."""
     status: StageStatus

@@ -38,9 +38,11 @@ const RUN =
 const EXECUTION =
   '{"executor":"spark","runtimeMode":"STREAMING","sources":[{"node":1,"name":"Source: Numbers"}],' +
   '"stagesReported":true,"stages":[{"number":1,"vertices":["0a448493b4782967b150582570326227"],' +
-  '"edge":null,"after":[],"status":"finished","stageId":4,"attempts":1,"submitted":10.5,' +
-  '"completed":11.25},{"number":2,"vertices":["e70bbd798b564e0a50e10e343f1ac56b"],"edge":null,' +
-  '"after":[1],"status":"finished","stageId":5,"attempts":1,"submitted":11.3,"completed":12.0}],' +
+  '"edge":null,"reads":[],"writes":[],"after":[],"status":"finished","stageId":4,"attempts":1,' +
+  '"submitted":10.5,"completed":11.25},{"number":2,' +
+  '"vertices":["e70bbd798b564e0a50e10e343f1ac56b"],"edge":null,"reads":[],' +
+  '"writes":[{"node":4,"name":"Sink: Out"}],"after":[1],"status":"finished","stageId":5,' +
+  '"attempts":1,"submitted":11.3,"completed":12.0}],' +
   '"exchanges":[{"edge":0,"source":{"node":1,"name":"Source: Numbers"},' +
   '"target":{"node":2,"name":"Map"},"partitioner":"FORWARD","resultPartitionType":null,' +
   '"handoff":"in-task","producerStage":1,"consumerStage":1},{"edge":1,' +
@@ -128,6 +130,7 @@ describe("run monitor messages", () => {
       [1, []],
       [2, [1]],
     ]);
+    expect(run.execution?.stages[1]?.writes).toEqual([{ node: 4, name: "Sink: Out" }]);
     expect(run.execution?.exchanges[1]).toMatchObject({
       partitioner: "HASH",
       resultPartitionType: "PIPELINED_BOUNDED",

@@ -215,6 +215,8 @@ function readStage(value: Value, path: string): RunStage {
     number: count(field(raw, "number"), at("number")),
     vertices: items(field(raw, "vertices"), at("vertices"), string),
     edge: nullable(count)(field(raw, "edge"), at("edge")),
+    reads: items(field(raw, "reads"), at("reads"), readOperator),
+    writes: items(field(raw, "writes"), at("writes"), readOperator),
     after: items(field(raw, "after"), at("after"), count),
     status: oneOf(STAGE_STATUS_VALUES, field(raw, "status"), at("status")),
     stageId: nullable(count)(field(raw, "stageId"), at("stageId")),

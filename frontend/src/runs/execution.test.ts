@@ -19,6 +19,8 @@ function stage(overrides: Partial<RunStage> & Pick<RunStage, "number">): RunStag
   return {
     vertices: [],
     edge: null,
+    reads: [],
+    writes: [],
     after: [],
     status: "planned",
     stageId: null,
@@ -278,6 +280,27 @@ describe("the execution tables", () => {
       [1, "Pair", "–"],
       [2, "moves Pair → Sum again", "1"],
       [3, SINK_VERTEX, "2"],
+    ]);
+  });
+
+  it("says which stages read and wrote the files of another storage", () => {
+    const LINES = { node: 1, name: "Source: Lines" };
+    const OUT = { node: 4, name: "Sink: Out" };
+    const execution = counts({
+      stages: [
+        stage({ number: 1, reads: [LINES] }),
+        stage({ number: 2, vertices: [MAP_VERTEX], after: [1] }),
+        stage({ number: 3, vertices: [SINK_VERTEX], writes: [OUT], after: [2] }),
+      ],
+    });
+    const names = new Map([
+      [MAP_VERTEX, "Source: Lines -> Pair"],
+      [SINK_VERTEX, "Sum -> Sink: Out"],
+    ]);
+    expect(stageRows(execution, names).map((row) => row.runs)).toEqual([
+      "reads the files of Source: Lines",
+      "Source: Lines -> Pair",
+      "Sum -> Sink: Out; writes the files of Sink: Out",
     ]);
   });
 

@@ -262,7 +262,7 @@ export function exchangeRows(execution: RunExecution): ExchangeRow[] {
 
 export interface StageRow {
   readonly number: number;
-  /** The vertices it ran, by name; or the edge it moves again. */
+  /** The vertices it ran, by name, and the files it read or wrote; or the edge it moves again. */
   readonly runs: string;
   /** "1, 2": the stages it reads; "–" for none. */
   readonly reads: string;
@@ -271,6 +271,13 @@ export interface StageRow {
   readonly stageId: number | null;
   readonly start: number | null;
   readonly duration: number | null;
+}
+
+/** "reads the files of Source: Lines", for a stage that moved a storage's files. */
+function filesOf(verb: "reads" | "writes", operators: RunStage["reads"]): string {
+  return operators.length === 0
+    ? ""
+    : `${verb} the files of ${operators.map((operator) => operator.name).join(", ")}`;
 }
 
 const STATUS_TEXT: Readonly<Record<RunStage["status"], string>> = {
@@ -288,9 +295,14 @@ export function stageRows(
 ): StageRow[] {
   return execution.stages.map((stage) => {
     const moved = execution.exchanges.find((exchange) => exchange.edge === stage.edge);
+    const parts = [
+      stage.vertices.map((vertex) => vertexNames.get(vertex) ?? vertex).join(", "),
+      filesOf("reads", stage.reads),
+      filesOf("writes", stage.writes),
+    ].filter((part) => part !== "");
     const runs =
-      stage.vertices.length > 0
-        ? stage.vertices.map((vertex) => vertexNames.get(vertex) ?? vertex).join(", ")
+      parts.length > 0
+        ? parts.join("; ")
         : moved === undefined
           ? "(no vertex)"
           : `moves ${moved.source.name} → ${moved.target.name} again`;

@@ -608,6 +608,16 @@ export interface RunStage {
    */
   readonly edge: number | null;
   /**
+   * The file sources whose files it reads, on a data location of another scheme than
+   * `file:`: a stage of its own, before the vertex that reads them.
+   */
+  readonly reads: readonly OperatorRef[];
+  /**
+   * The file sinks whose parts it writes, on a data location of another scheme than
+   * `file:`: the last stage.
+   */
+  readonly writes: readonly OperatorRef[];
+  /**
    * The stages whose output it reads: it begins once they have finished.
    */
   readonly after: readonly number[];
