@@ -139,6 +139,10 @@ class StageRun:
     moves a shuffle's output into another one)."""
     edge: int | None = None
     """For such a stage: the StreamEdge whose records it moves."""
+    reads: tuple[int, ...] = ()
+    """The file sources whose files it read, on another scheme than `file:`."""
+    writes: tuple[int, ...] = ()
+    """The file sinks whose parts it wrote, on another scheme than `file:`."""
     parents: tuple[int, ...] = ()
     """The stages whose output it reads (Spark's parent stage ids)."""
     submitted: float | None = None

@@ -9,7 +9,10 @@ through BLOCKING exchanges. The runtime runs both the same way, as a bounded bat
   before its consumer's stage starts; a chained edge is a call inside one task. A stage
   runs one vertex with outputs, and the vertices without outputs share the last stage.
   An edge from a vertex with several outputs into a vertex with several inputs is moved
-  once more, by a stage of its own (`tasks.Rekey`).
+  once more, by a stage of its own (`tasks.Rekey`). On a data location of another scheme
+  than `file:` (`runtime.spark.hadoop`), a stage of its own reads a vertex's file sources
+  before it, and a vertex with file sinks sends their parts on to the last stage, which
+  writes them.
 - the local executor (`runtime.local`) runs one vertex after the other in plan order,
   each JobEdge's records held in memory until its consumer runs.
 
@@ -27,7 +30,10 @@ from enum import Enum
 from typing import Any
 
 from runtime.events import StageRun
+from runtime.operators.sinks import FILE_SINKS
+from runtime.operators.sources import FILE_SOURCES
 from runtime.plan import RunPlan, VertexPlan
+from runtime.storage import data_location
 
 EXECUTORS = ("spark", "local")
 
@@ -78,12 +84,25 @@ class StageReport:
     attempts: int = 0
     submitted: float | None = None
     completed: float | None = None
+    reads: tuple[OperatorRef, ...] = ()
+    """The file sources whose files it reads (another scheme than `file:`)."""
+    writes: tuple[OperatorRef, ...] = ()
+    """The file sinks whose parts it writes (another scheme than `file:`)."""
+
+    @property
+    def key(self) -> tuple[frozenset[str], int | None, frozenset[int], frozenset[int]]:
+        """What it runs: a reported stage is the planned one with the same key."""
+        return _key(
+            self.vertices, self.edge, (r.node for r in self.reads), (w.node for w in self.writes)
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "number": self.number,
             "vertices": list(self.vertices),
             "edge": self.edge,
+            "reads": [{"node": r.node, "name": r.name} for r in self.reads],
+            "writes": [{"node": w.node, "name": w.name} for w in self.writes],
             "after": list(self.after),
             "status": self.status.value,
             "stageId": self.stage_id,
@@ -141,14 +160,23 @@ class ExecutionReport:
         attempts: dict[int, list[StageRun]] = {}
         for run in runs:
             attempts.setdefault(run.stage, []).append(run)
-        by_key = {(frozenset(s.vertices), s.edge): s for s in self.stages}
+        by_key = {s.key: s for s in self.stages}
+        operators = {r.node: r for s in self.stages for r in (*s.reads, *s.writes)}
         matched: dict[int, StageReport] = {}
         extra: list[StageReport] = []
         for stage_id in sorted(attempts):
             seen = sorted(attempts[stage_id], key=lambda r: r.attempt)
             last = seen[-1]
-            planned = by_key.get((frozenset(last.vertices), last.edge))
-            base = planned or StageReport(0, last.vertices, last.edge, (), StageStatus.PLANNED)
+            planned = by_key.get(_key(last.vertices, last.edge, last.reads, last.writes))
+            base = planned or StageReport(
+                0,
+                last.vertices,
+                last.edge,
+                (),
+                StageStatus.PLANNED,
+                reads=tuple(operators.get(n, OperatorRef(n, str(n))) for n in last.reads),
+                writes=tuple(operators.get(n, OperatorRef(n, str(n))) for n in last.writes),
+            )
             if planned is not None and planned.number in matched:
                 base = replace(planned, number=0, after=())  # seen twice: keep both
             report = replace(
@@ -203,9 +231,12 @@ def describe_execution(plan: RunPlan, *, executor: str) -> ExecutionReport:
         raise ValueError(f"unknown executor {executor!r}")
     layout = _spark_layout(plan) if executor == "spark" else _local_layout(plan)
     stages = tuple(
-        StageReport(number, vertices, edge, after, StageStatus.PLANNED)
-        for number, (vertices, edge, after) in enumerate(layout.stages, 1)
-    )
+        StageReport(
+            number, stage.vertices, stage.edge, stage.after, StageStatus.PLANNED,
+            reads=stage.reads, writes=stage.writes,
+        )
+        for number, stage in enumerate(layout.stages, 1)
+    )  # fmt: skip
     exchanges: list[ExchangeReport] = []
     for vertex in plan.vertices:
         stage = layout.stage_of[vertex.id]
@@ -259,9 +290,18 @@ def describe_execution(plan: RunPlan, *, executor: str) -> ExecutionReport:
 
 
 @dataclass(frozen=True, slots=True)
+class _Stage:
+    vertices: tuple[str, ...]
+    edge: int | None
+    after: tuple[int, ...]
+    reads: tuple[OperatorRef, ...] = ()
+    writes: tuple[OperatorRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class _Layout:
-    stages: list[tuple[tuple[str, ...], int | None, tuple[int, ...]]]
-    """(vertices, edge, after) per stage, in the plan's order; stage numbers are 1-based."""
+    stages: list[_Stage]
+    """In the plan's order; stage numbers are 1-based."""
     stage_of: dict[str, int]
     moved_by: dict[int, int]
     """StreamEdge -> the stage that moves its records again."""
@@ -271,24 +311,47 @@ def _spark_layout(plan: RunPlan) -> _Layout:
     """The stages `runtime.spark.executor` builds: see the module docstring."""
     layout = _Layout([], {}, {})
     several_inputs = {v.id for v in plan.vertices if len(v.inputs) > 1}
+    hadoop = not data_location(plan.data_dir).is_local
+    read_by: dict[str, int] = {}
+    """Vertex -> the stage that reads its file sources."""
 
     def reads(vertex: VertexPlan) -> list[int]:
-        return [layout.moved_by.get(i.edge, layout.stage_of[i.producer]) for i in vertex.inputs]
+        inputs = [layout.moved_by.get(i.edge, layout.stage_of[i.producer]) for i in vertex.inputs]
+        return [read_by[vertex.id], *inputs] if vertex.id in read_by else inputs
 
-    def add(vertices: tuple[str, ...], edge: int | None, after: Iterable[int]) -> int:
-        layout.stages.append((vertices, edge, tuple(sorted(set(after)))))
+    def add(stage: _Stage) -> int:
+        layout.stages.append(replace(stage, after=tuple(sorted(set(stage.after)))))
         return len(layout.stages)
 
+    def file_sinks(vertex: VertexPlan) -> tuple[OperatorRef, ...]:
+        found = [_operator(vertex, n.id) for n in vertex.nodes if n.kind in FILE_SINKS]
+        return tuple(found) if hadoop else ()
+
     for vertex in plan.vertices:
-        if not vertex.outputs:
+        sources = tuple(
+            _operator(vertex, n.id)
+            for n in (*vertex.chained_sources, *vertex.nodes)
+            if n.kind in FILE_SOURCES
+        )
+        if hadoop and sources:
+            read_by[vertex.id] = add(_Stage((), None, (), reads=sources))
+        if not vertex.outputs and not file_sinks(vertex):
             continue
-        stage = layout.stage_of[vertex.id] = add((vertex.id,), None, reads(vertex))
-        if len(vertex.outputs) > 1:
+        stage = layout.stage_of[vertex.id] = add(_Stage((vertex.id,), None, tuple(reads(vertex))))
+        if len(vertex.outputs) > 1 or (vertex.outputs and file_sinks(vertex)):
             for output in vertex.outputs:
                 if output.consumer in several_inputs:
-                    layout.moved_by[output.edge] = add((), output.edge, (stage,))
-    last = [v for v in plan.vertices if not v.outputs]
-    stage = add(tuple(v.id for v in last), None, [s for v in last for s in reads(v)])
+                    layout.moved_by[output.edge] = add(_Stage((), output.edge, (stage,)))
+    last = [v for v in plan.vertices if v.id not in layout.stage_of]
+    writers = [v for v in plan.vertices if file_sinks(v)]
+    stage = add(
+        _Stage(
+            tuple(v.id for v in last),
+            None,
+            (*(s for v in last for s in reads(v)), *(layout.stage_of[v.id] for v in writers)),
+            writes=tuple(sink for v in writers for sink in file_sinks(v)),
+        )
+    )
     for vertex in last:
         layout.stage_of[vertex.id] = stage
     return layout
@@ -299,9 +362,15 @@ def _local_layout(plan: RunPlan) -> _Layout:
     layout = _Layout([], {}, {})
     for number, vertex in enumerate(plan.vertices, 1):
         after = tuple(sorted({layout.stage_of[i.producer] for i in vertex.inputs}))
-        layout.stages.append(((vertex.id,), None, after))
+        layout.stages.append(_Stage((vertex.id,), None, after))
         layout.stage_of[vertex.id] = number
     return layout
+
+
+def _key(
+    vertices: Iterable[str], edge: int | None, reads: Iterable[int], writes: Iterable[int]
+) -> tuple[frozenset[str], int | None, frozenset[int], frozenset[int]]:
+    return frozenset(vertices), edge, frozenset(reads), frozenset(writes)
 
 
 def _operator(vertex: VertexPlan, node: int) -> OperatorRef:

@@ -3,6 +3,7 @@ and with the stages an executor reports put in their place."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,6 +231,8 @@ def test_the_report_reads_as_the_wire_shape():
         "number": 2,
         "vertices": [plan.vertices[1].id],
         "edge": None,
+        "reads": [],
+        "writes": [],
         "after": [1],
         "status": "planned",
         "stageId": None,
@@ -242,3 +245,42 @@ def test_the_report_reads_as_the_wire_shape():
 def test_an_unknown_executor_is_refused():
     with pytest.raises(ValueError, match="unknown executor 'flink'"):
         describe_execution(plan_of(word_count("BATCH")), executor="flink")
+
+
+def test_on_another_scheme_stages_read_the_sources_and_the_last_writes_the_sinks(
+    tmp_path: Path,
+) -> None:
+    document = (
+        Doc(parallelism=2)
+        .node(1, "source.text", {"path": "in"}, name="Lines")
+        .node(2, "sink.text", {"path": "copy"}, name="Copy")
+        .node(3, "map", {"fn": "x"}, name="Same", parallelism=3)
+        .node(4, "sink.print", name="Print", parallelism=3)
+        .edge(1, 2)
+        .edge(1, 3, "REBALANCE")
+        .edge(3, 4)
+        .build()
+    )
+    options = RunOptions("hdfs://namenode:8020/studio/workspaces/1", seed=7)
+    plan = build_run_plan(document, compile_document(document), options)
+    report = describe_execution(plan, executor="spark")
+    first, second = (v.id for v in plan.vertices)
+    assert [
+        (s.number, s.vertices, [r.name for r in s.reads], [w.name for w in s.writes], s.after)
+        for s in report.stages
+    ] == [
+        (1, (), ["Lines"], [], ()),
+        (2, (first,), [], [], (1,)),
+        (3, (second,), [], ["Copy"], (2,)),
+    ]
+    assert report.to_json()["stages"][0]["reads"] == [{"node": 1, "name": "Lines"}]
+    # On `file:` the vertices read and write in place.
+    (tmp_path / "in").write_text("a line\n")
+    options = RunOptions(f"file://{tmp_path}", seed=7)
+    local = describe_execution(
+        build_run_plan(document, compile_document(document), options), executor="spark"
+    )
+    assert [(s.vertices, s.reads, s.writes) for s in local.stages] == [
+        ((first,), (), ()),
+        ((second,), (), ()),
+    ]

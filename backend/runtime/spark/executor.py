@@ -203,7 +203,9 @@ class _Job:
             sources = () if hadoop is None else _file_sources(vertex)
             if hadoop is not None and sources:
                 # Hadoop reads them on the executors; they reach each subtask as an input.
-                inputs.insert(0, source_reads(context, hadoop, sources, p))
+                reads = source_reads(context, hadoop, sources, p)
+                self.tracker.add_read(reads.id(), [node.id for node in sources])
+                inputs.insert(0, reads.partitionBy(p, target_of))
             anchor = self._anchor(vertex, inputs)
             anchor.setName(f"{vertex.name} [{vertex.id}]")
             self.tracker.add_layout(anchor.id(), [(vertex.id, i) for i in range(p)])
@@ -217,9 +219,9 @@ class _Job:
             saving = self.staging is not None and not vertex.outputs  # no `collect`
             if (vertex.outputs and vertex.sinks) or sinks or saving:
                 summaries = self._summary_accumulator()
-            reads = tuple(node.id for node in sources)
+            read = tuple(node.id for node in sources)
             body = VertexBody(
-                vertex, offsets[: len(vertex.outputs)], summaries, reads, sort_memory, writes
+                vertex, offsets[: len(vertex.outputs)], summaries, read, sort_memory, writes
             )
             work = anchor.mapPartitionsWithIndex(Monitored(self.reporting, vertex.id, body))
             if not counts:
@@ -241,6 +243,7 @@ class _Job:
                     edges[output.consumer, output.consumer_input] = own
                 for node, offset in writes:
                     pieces = _partition_range(context, shared, offset, p).map(as_text)
+                    self.tracker.add_write(pieces.id(), node)
                     parts.append((node, p, pieces))
         finals = [rdd for _, rdd in outputs] + [rdd for _, _, rdd in parts]
         if not finals:

@@ -13,8 +13,8 @@ executors through Spark's own Hadoop readers and output committer:
   it. Batches carry (source, file, position), so a subtask gets them back in file order
   (`tasks.VertexBody`), however Spark's shuffle hands them over.
 - `write_parts`: the run's one action when it has file sinks: the parts the sink subtasks
-  spooled go through Hadoop's `TextOutputFormat` (lazily: an empty part writes no file)
-  and `FileOutputCommitter` into a hidden staging folder, from which the driver moves them
+  spooled go through Hadoop's `TextOutputFormat` and `FileOutputCommitter` into a hidden
+  staging folder, from which the driver moves those of the subtasks that wrote records
   into place once the run finished (`operators.sinks.commit_file_sinks`).
 
 Input paths are Hadoop globs, and `,` separates them: the names a workspace chose are
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.operators.base import OperatorError
 from runtime.operators.sources import parquet_row_groups
 from runtime.paths import PathError, PathMissing
-from runtime.spark.tasks import ReadLines, ReadWhole, target_of
+from runtime.spark.tasks import ReadLines, ReadWhole
 from runtime.storage import DataLocation, FileEntry, check_sink_path, hadoop_glob
 
 if TYPE_CHECKING:
@@ -48,9 +48,6 @@ _WHOLE_KINDS = {"source.csv": "csv", "source.parquet": "parquet"}
 _TEXT_INPUT = "org.apache.hadoop.mapreduce.lib.input.TextInputFormat"
 _LONG = "org.apache.hadoop.io.LongWritable"
 _TEXT = "org.apache.hadoop.io.Text"
-_NULL = "org.apache.hadoop.io.NullWritable"
-_LAZY_OUTPUT = "org.apache.hadoop.mapreduce.lib.output.LazyOutputFormat"
-_TEXT_OUTPUT = "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat"
 
 
 class HadoopStorage:
@@ -179,8 +176,9 @@ def source_reads(
     parallelism: int,
 ) -> RDD[Any]:
     """What `sources` (the file sources of one vertex, in the order its chain reads them)
-    read, as (subtask, ((source, file, position), units)) on the subtask's partition of
-    `parallelism`. `OperatorError` names a source whose path holds nothing to read."""
+    read, as (subtask, ((source, file, position), units)) pairs for `parallelism`
+    subtasks, to be placed by `tasks.target_of`. `OperatorError` names a source whose
+    path holds nothing to read."""
     pieces: list[RDD[Any]] = []
     for rank, node in enumerate(sources):
         files = _files(storage, node)
@@ -210,31 +208,21 @@ def source_reads(
             pieces.append(whole.mapPartitions(read_whole))
             if kind == "parquet":
                 group += _row_groups(storage, node, file)
-    if not pieces:
-        return context.parallelize([], 1).partitionBy(parallelism, target_of)
-    return context.union(pieces).partitionBy(parallelism, target_of)
+    return context.union(pieces) if pieces else context.parallelize([], 1)
 
 
-def write_parts(parts: RDD[Any], location: DataLocation, staging: str) -> None:
-    """The run's action when its file sinks write to `location`: each partition of `parts`
-    holding (None, text) pieces of a part becomes `staging/part-r-<partition, 5 digits>`
-    (none for an empty one) through Hadoop's `FileOutputCommitter`, which makes the files
-    of the tasks that finished visible there once all of them have."""
-    parts.saveAsNewAPIHadoopFile(
-        location.uri_of(staging),
-        _LAZY_OUTPUT,
-        keyClass=_NULL,
-        valueClass=_TEXT,
-        conf={
-            "mapreduce.output.lazyoutputformat.outputformat": _TEXT_OUTPUT,
-            "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
-        },
-    )
+def write_parts(parts: RDD[str], location: DataLocation, staging: str) -> None:
+    """The run's action when its file sinks write to `location`: each partition of `parts`,
+    pieces of text, becomes `staging/part-<partition, 5 digits>`, each piece followed by a
+    line break, through Hadoop's `TextOutputFormat` and `FileOutputCommitter`, which makes
+    the files of the tasks that finished visible there once all of them have. (PySpark's
+    `saveAsNewAPIHadoopFile` would first run a job of its own to look at a record.)"""
+    parts.saveAsTextFile(location.uri_of(staging))
 
 
 def staged_part(staging: str, partition: int) -> str:
     """Where `write_parts` puts a partition's part (Hadoop's name of a task's file)."""
-    return f"{staging}/part-r-{partition:05d}"
+    return f"{staging}/part-{partition:05d}"
 
 
 def _files(storage: HadoopStorage, node: NodePlan) -> list[FileEntry]:

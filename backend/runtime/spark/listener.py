@@ -58,6 +58,10 @@ class RunTracker:
         self._stages: dict[int, tuple[Slot | None, ...]] = {}
         self._moves: dict[int, int] = {}
         """RDD id -> the StreamEdge whose records a stage computing it moves again."""
+        self._reads: dict[int, tuple[int, ...]] = {}
+        """RDD id -> the file sources whose files a stage computing it reads."""
+        self._writes: dict[int, int] = {}
+        """RDD id -> the file sink whose parts a stage computing it writes."""
         self._stage_runs: dict[tuple[int, int], StageRun] = {}
         """(stage id, attempt) -> what was seen of it."""
         self._attempts: dict[Slot, tuple[int, ExecutionState]] = {}
@@ -80,6 +84,16 @@ class RunTracker:
         """A stage that computes RDD `rdd_id` runs no vertex: it moves `edge`'s records."""
         with self._lock:
             self._moves[rdd_id] = edge
+
+    def add_read(self, rdd_id: int, sources: Sequence[int]) -> None:
+        """A stage that computes RDD `rdd_id` reads the files of `sources`."""
+        with self._lock:
+            self._reads[rdd_id] = tuple(sources)
+
+    def add_write(self, rdd_id: int, sink: int) -> None:
+        """A stage that computes RDD `rdd_id` writes the parts of `sink`."""
+        with self._lock:
+            self._writes[rdd_id] = sink
 
     def stages(self) -> tuple[StageRun, ...]:
         """Every stage attempt of the run's job seen so far, by stage id and attempt."""
@@ -127,11 +141,15 @@ class RunTracker:
             layout = self._layouts[max(known)] if known else ()
             slots = [slot for slot in layout if slot is not None]
             moves = [self._moves[r] for r in rdds if r in self._moves and not known]
+            reads = [node for r in sorted(rdds) for node in self._reads.get(r, ())]
+            writes = [self._writes[r] for r in sorted(rdds) if r in self._writes]
             self._stage_runs[stage_id, attempt] = StageRun(
                 stage=stage_id,
                 attempt=attempt,
                 vertices=tuple(dict.fromkeys(vertex for vertex, _ in slots)),
                 edge=moves[0] if moves else None,
+                reads=tuple(dict.fromkeys(reads)),
+                writes=tuple(dict.fromkeys(writes)),
                 parents=tuple(sorted(parents)),
                 submitted=now if submitted is None else submitted,
             )

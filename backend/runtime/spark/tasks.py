@@ -202,9 +202,9 @@ def _pieces(part: Path) -> Iterator[str]:
             yield rest.decode("utf-8")
 
 
-def as_text(pair: tuple[int, str]) -> tuple[None, str]:
-    """A piece of a part as Hadoop's text writer takes it: no key, the text."""
-    return None, pair[1]
+def as_text(pair: tuple[int, str]) -> str:
+    """A piece of a part as Hadoop's text writer takes it."""
+    return pair[1]
 
 
 def _laid_end_to_end(output: Iterator[Any], offsets: tuple[int, ...]) -> Iterator[Any]:

@@ -14,7 +14,7 @@ import pytest
 from runtime.events import RunOutcome
 from runtime.spark.session import Session
 from tests.runtime.builders import Doc
-from tests.runtime.spark.conftest import plan_of, run_local, run_spark
+from tests.runtime.spark.conftest import plan_of, reported_stages, run_local, run_spark
 
 
 def sink_then_failure() -> dict[str, Any]:
@@ -124,13 +124,18 @@ def test_sources_give_each_subtask_the_same_records_on_every_scheme(
     assert reference.outcome is RunOutcome.FINISHED, reference.error
 
     local = run_spark(spark, plan_of(sources(), f"file://{tmp_path}/data"))
-    hadoop = run_spark(spark, plan_of(sources(), viewfs(tmp_path / "data")))
+    plan = plan_of(sources(), viewfs(tmp_path / "data"))
+    hadoop = run_spark(spark, plan)
 
     assert local.outcome is RunOutcome.FINISHED, local.error
     assert hadoop.outcome is RunOutcome.FINISHED, hadoop.error
     assert previews(local) == previews(reference)
     assert previews(hadoop) == previews(reference)
     assert '"\ufeffbom first"' in previews(reference)[11, 0]  # as Python reads it
+    # Stages of their own read each source's files before the vertices that read them.
+    stages = reported_stages(plan, hadoop).stages
+    assert sorted([r.node for r in s.reads] for s in stages) == [[], [1], [2], [3], [4]]
+    assert stages[-1].after == (1, 2, 3, 4)
 
 
 # --- sinks ---------------------------------------------------------------------------------
@@ -181,7 +186,8 @@ def test_sinks_write_the_same_files_on_every_scheme(
     assert reference.outcome is RunOutcome.FINISHED, reference.error
 
     local = run_spark(spark, plan_of(sinks(), f"file://{tmp_path}/local"))
-    hadoop = run_spark(spark, plan_of(sinks(), viewfs(tmp_path / "hadoop")))
+    plan = plan_of(sinks(), viewfs(tmp_path / "hadoop"))
+    hadoop = run_spark(spark, plan)
 
     assert local.outcome is RunOutcome.FINISHED, local.error
     assert hadoop.outcome is RunOutcome.FINISHED, hadoop.error
@@ -190,6 +196,8 @@ def test_sinks_write_the_same_files_on_every_scheme(
     assert files(tmp_path / "local") == expected
     assert files(tmp_path / "hadoop") == expected
     assert sorted(os.listdir(tmp_path / "hadoop")) == ["out"]  # no staging left
+    writes = reported_stages(plan, hadoop).stages[-1].writes
+    assert sorted(w.node for w in writes) == [3, 4, 6]  # the last stage wrote every part
     told = sorted((s.node, s.subtask, s.files) for s in reference.sinks)
     assert sorted((s.node, s.subtask, s.files) for s in local.sinks) == told
     assert sorted((s.node, s.subtask, s.files) for s in hadoop.sinks) == told
