@@ -9,7 +9,8 @@ always there (its master is `SPARK_MASTER`); `SPARK_CLUSTERS` adds others:
     {"big": {"master": "spark://spark-master:7077", "maxParallelism": 512,
              "maxSubtasks": 8192, "host": "studio-worker.internal",
              "pythonArchive": "hdfs:///envs/streamgraph-executor.tar.gz#env",
-             "sparkConf": {"spark.executor.memory": "2g"}}}
+             "sparkConf": {"spark.executor.memory": "2g"},
+             "dataUri": "hdfs://namenode:8020/studio"}}
 
 A profile also says how Spark reaches the cluster and back: the executors' interpreter
 (`python`, or a packed virtualenv shipped with `pythonArchive`), the address the driver
@@ -17,6 +18,9 @@ binds and the one it advertises (`bindAddress`, `host`) and its ports, where the
 goes (`eventLogDir`), links to the Spark UI and History Server for the run page (`uiUrl`,
 `historyUrl`), and further Spark properties (`sparkConf`), except those the server owns.
 A `default` entry gives the default profile's (its master stays `SPARK_MASTER`).
+
+A cluster that cannot see the server's disk names the data location its runs read and
+write (`dataUri`, `runtime.storage`); without one its runs use the server's.
 
 Pure: no Django, no Spark. `runs` reads the settings into profiles and checks each run
 against its profile's limits (`limit_problems`) before queueing it; `runtime.spark.session`
@@ -33,6 +37,7 @@ from typing import Any
 
 from compiler.diagnostics import Diagnostic, Location
 from compiler.execution import ExecutionGraph
+from runtime.storage import LocationError, data_location
 
 DEFAULT = "default"
 """The profile every run uses unless an owner chooses another."""
@@ -56,7 +61,7 @@ _SPARK_KEYS = frozenset(
         "eventLogDir",
     }
 )
-_KEYS = frozenset({"master"}) | _LIMIT_KEYS | _SPARK_KEYS
+_KEYS = frozenset({"master", "dataUri"}) | _LIMIT_KEYS | _SPARK_KEYS
 _DEFAULT_KEYS = _SPARK_KEYS
 """`SPARK_CLUSTERS["default"]`: its master is `SPARK_MASTER`, its limits `RUN_MAX_*`."""
 
@@ -130,6 +135,8 @@ class ClusterProfile:
     """A link to the application in a Spark History Server (`PLACEHOLDER` replaced)."""
     event_log_dir: str | None = None
     """Where Spark writes the application's event log, for a History Server."""
+    data_uri: str | None = None
+    """The base of the data location its runs read and write; None: the server's."""
 
     @property
     def is_local(self) -> bool:
@@ -262,6 +269,7 @@ def _profile(
         ui_url=_link(raw.get("uiUrl"), f"{where}.uiUrl"),
         history_url=_link(raw.get("historyUrl"), f"{where}.historyUrl"),
         event_log_dir=_location(raw.get("eventLogDir"), f"{where}.eventLogDir"),
+        data_uri=_data_uri(raw.get("dataUri"), f"{where}.dataUri"),
     )
     if profile.is_local:
         if profile.python_archive is not None:
@@ -282,6 +290,17 @@ def _profile(
             "virtualenv (make executor-env)"
         )
     return profile
+
+
+def _data_uri(value: object, where: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ClusterConfigError(f"{where}: give a URI as text, not {value!r}")
+    try:
+        return data_location(value).uri
+    except LocationError as error:
+        raise ClusterConfigError(f"{where}: {error}") from error
 
 
 def _spark_conf(raw: object, where: str) -> tuple[tuple[str, str], ...]:

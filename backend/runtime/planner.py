@@ -10,6 +10,8 @@ text (once per process).
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -43,6 +45,7 @@ from runtime.runnability import runnability
 from runtime.storage import data_location
 
 DEFAULT_PREVIEW = 100
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 PREVIEW_BUDGET_CHARS = 1_000_000
 """Characters of sink previews a whole run keeps (shared by its sink subtasks): a run's
 previews are stored in its row and sent whole to every client that opens it."""
@@ -52,9 +55,9 @@ previews are stored in its row and sent whole to every client that opens it."""
 class RunOptions:
     data_dir: str
     """The data location sources read and sinks write in, paths in documents relative to
-    it (`runtime.storage`): an absolute folder or a URI (`file:///srv/data`,
+    it (`runtime.storage`): a folder or a URI (`file:///srv/data`,
     `hdfs://namenode:8020/studio/workspaces/3`). The plan holds a `file:` location as its
-    folder, symbolic links resolved, and another one as its URI."""
+    absolute folder, symbolic links resolved, and another one as its URI."""
     preview_size: int = DEFAULT_PREVIEW
     """Records each sink subtask keeps as text for the run's preview."""
     preview_budget: int = PREVIEW_BUDGET_CHARS
@@ -63,6 +66,13 @@ class RunOptions:
     seed: int | None = None
     """Seed of REBALANCE starts and SHUFFLE draws; None: a random one, kept in the plan."""
     faults: tuple[Fault, ...] = ()
+
+    @property
+    def location(self) -> str:
+        """`data_dir`, a folder relative to this process's working folder made absolute."""
+        if _URI.match(self.data_dir) or self.data_dir.startswith("/"):
+            return self.data_dir
+        return os.path.abspath(self.data_dir)
 
 
 class RunPlanError(ValueError):
@@ -93,7 +103,7 @@ def build_run_plan(
             diagnostics.append(Diagnostic("run.not-compiled", "the document did not compile"))
         raise RunPlanError(diagnostics)
     assert chains is not None
-    location = data_location(options.data_dir)
+    location = data_location(options.location)
     if location.is_local:
         _check_paths(document, str(location.local_path), diagnostics)
     if diagnostics:

@@ -90,16 +90,16 @@ class DataLocation:
 
 
 def data_location(text: str) -> DataLocation:
-    """The location `text` names: a folder of this host or a URI (`file:///srv/x`,
-    `hdfs://namenode:8020/studio`, `s3a://bucket/studio`). `LocationError` says what is
-    wrong with it."""
+    """The location `text` names: an absolute folder of this host or a URI
+    (`file:///srv/x`, `hdfs://namenode:8020/studio`, `s3a://bucket/studio`).
+    `LocationError` says what is wrong with it."""
     if not text or text != text.strip():
         raise LocationError(f"{text!r}: give an absolute folder or a URI, without spaces around")
     if any(ord(ch) < 32 for ch in text):
         raise LocationError(f"{text!r} contains a control character")
     match = _SCHEME.fullmatch(text)
     if match is None:
-        scheme, rest = FILE, os.path.abspath(text)  # a folder, of this process if relative
+        scheme, rest = FILE, text
     else:
         scheme, rest = match.group(1).lower(), match.group(2)
     authority = ""

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from runtime.clusters import ClusterConfigError, cluster_profiles
 from runtime.events import ExecutionState, RunOutcome, SubtaskEvent
 from runtime.local import run_locally
 from runtime.paths import PathError, PathOutside, path_problem
@@ -50,6 +51,7 @@ def test_a_location_is_a_folder_or_a_uri_and_reads_the_same_however_written(
         ("", "absolute folder or a URI"),
         (" /srv", "spaces around"),
         ("hdfs:studio", "absolute path"),
+        ("var/data", "give an absolute folder"),
         ("file://otherhost/srv", "names no other host"),
         ("s3a://bucket/a,b", "Hadoop reads , in a path"),
         ("hdfs://nn/data/*", "Hadoop reads * in a path"),
@@ -139,6 +141,24 @@ def test_local_storage_lists_and_commits_with_local_calls(tmp_path: Path) -> Non
     os.symlink(tmp_path.parent, tmp_path / "up")
     with pytest.raises(PathOutside, match="leads outside"):
         storage.sink_folder("up/out")
+
+
+def test_a_cluster_profile_may_name_its_data_location() -> None:
+    profiles = cluster_profiles(
+        default_master="local[2]",
+        clusters={"big": {"master": "spark://spark-master:7077", "dataUri": "HDFS://nn/x/"}},
+        max_parallelism=8,
+        max_subtasks=64,
+    )
+    assert profiles["big"].data_uri == "hdfs://nn/x"
+    assert profiles["default"].data_uri is None
+    with pytest.raises(ClusterConfigError, match=r"\['big'\]\.dataUri: 'x/y': give an"):
+        cluster_profiles(
+            default_master="local",
+            clusters={"big": {"master": "local", "dataUri": "x/y"}},
+            max_parallelism=8,
+            max_subtasks=64,
+        )
 
 
 # --- file sinks commit when the run finishes -----------------------------------------------
