@@ -207,8 +207,15 @@ RUN_EXECUTOR = os.environ.get("RUN_EXECUTOR", "spark").strip()
 if RUN_EXECUTOR not in {"spark", "local"}:
     raise ImproperlyConfigured(f"RUN_EXECUTOR must be 'spark' or 'local', not {RUN_EXECUTOR!r}.")
 RUNTIME_DATA_DIR = Path(os.environ.get("RUNTIME_DATA_DIR", str(VAR_DIR / "data")))
-"""Where runs read and write files: each workspace in a folder of its own below it,
-`workspaces/<id>/`, to which the paths of its documents are relative (runs/data_folders.py)."""
+"""The server's data folder: the data location of runs unless `RUNTIME_DATA_URI` names
+another."""
+RUNTIME_DATA_URI = os.environ.get("RUNTIME_DATA_URI", "").strip()
+"""Where runs read and write files (runtime/storage.py): a base URI, `file:` (a folder of
+this host, or a shared mount every host of a cluster sees at the same path) or any scheme
+Spark's Hadoop file systems reach (`hdfs://namenode:8020/studio`, `s3a://bucket/studio`),
+each workspace in a folder of its own below it, `workspaces/<id>/`, to which the paths of
+its documents are relative (runs/data_folders.py). Empty: `file:` and `RUNTIME_DATA_DIR`.
+A cluster profile may name its own (`dataUri` in `SPARK_CLUSTERS`)."""
 RUNTIME_CACHE_DIR = Path(os.environ.get("RUNTIME_CACHE_DIR", str(VAR_DIR / "cache")))
 """What runs build once and reuse: the zip of the code Spark ships to executors, in
 `spark-code/` below it, one file per code version (runtime/shipping.py)."""

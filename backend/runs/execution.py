@@ -39,7 +39,7 @@ from django.utils import timezone
 from compiler.pipeline import compile_document
 from runs import control
 from runs.clusters import cluster_list
-from runs.data_folders import workspace_data_dir
+from runs.data_folders import workspace_data_location
 from runs.events import RunPublisher
 from runs.journal import append, close, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
@@ -136,7 +136,7 @@ def _plan(run: Run, profile: ClusterProfile) -> RunPlan:
         if limits:
             raise RunPlanError(limits)
     options = RunOptions(
-        data_dir=str(workspace_data_dir(workspace_id=run.pipeline.workspace_id)),
+        data_dir=workspace_data_location(workspace_id=run.pipeline.workspace_id, profile=profile),
         faults=injected_faults(run.parameters) if settings.RUN_FAULT_INJECTION else (),
     )
     return build_run_plan(document, compilation, options)

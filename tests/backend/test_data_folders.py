@@ -7,15 +7,17 @@ executor, on the real database and Redis."""
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 
 from accounts.services import workspace_delete
-from runs.data_folders import workspace_data_dir
+from runs.data_folders import workspace_data_dir, workspaces_root
 from runs.execution import run_execute
 from runs.models import Run
 from tests.backend.factories import Team, make_pipeline, make_team, make_user, make_workspace
@@ -181,3 +183,81 @@ def test_files_of_the_shared_folder_are_copied_into_each_workspace_naming_them(
     again = StringIO()
     call_command("split_data_folder", stdout=again)
     assert "copied 0 path(s)" in again.getvalue()
+
+
+# --- data locations by URI ----------------------------------------------------------------
+
+
+def run_copy_on(team: Team, cluster: str, source: str, sink: str) -> Run:
+    version = make_runnable_version(
+        pipeline=team.pipeline, author=team.owner, document=copy_document(source, sink)
+    )
+    run = make_run(version=version)
+    run.cluster = cluster
+    run.save(update_fields=["cluster"])
+    run_execute(run_id=run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def test_runs_read_and_write_at_a_data_uri_outside_the_data_folder(
+    teams: tuple[Team, Team], settings: Any, tmp_path: Path
+) -> None:
+    a, b = teams
+    settings.RUNTIME_DATA_URI = f"file://{tmp_path}/shared/"
+    own = tmp_path / "shared" / "workspaces" / str(a.workspace.pk)
+    (own / "in").mkdir(parents=True)
+    (own / "in" / "words.txt").write_text("alpha\n")
+
+    run = run_copy(a, "in/words.txt", "out")
+    other = run_copy(b, "../" + str(a.workspace.pk) + "/in/words.txt", "out")
+
+    assert run.status == "FINISHED", run.error
+    assert (own / "out" / "part-0.txt").read_text() == "ALPHA\n"
+    assert not workspaces_root().exists()  # nothing in the server's own data folder
+    assert other.status == "FAILED"
+    assert "'..' is not allowed" in other.error
+
+
+def test_a_cluster_names_the_data_location_of_its_runs(
+    teams: tuple[Team, Team], settings: Any, tmp_path: Path
+) -> None:
+    a, _ = teams
+    settings.SPARK_CLUSTERS = {
+        "mounted": {"master": "local[2]", "dataUri": f"file://{tmp_path}/mount"},
+        "remote": {"master": "local[2]", "dataUri": "hdfs://namenode:8020/studio"},
+    }
+    own = tmp_path / "mount" / "workspaces" / str(a.workspace.pk)
+    own.mkdir(parents=True)
+    (own / "words.txt").write_text("beta\n")
+
+    mounted = run_copy_on(a, "mounted", "words.txt", "out")
+    remote = run_copy_on(a, "remote", "words.txt", "out")
+
+    assert mounted.status == "FINISHED", mounted.error
+    assert (own / "out" / "part-0.txt").read_text() == "BETA\n"
+    assert mounted.sinks[0]["files"] == ["out/part-0.txt"]
+    # The reference executor has no JVM to reach other storage with: it says so.
+    assert remote.status == "FAILED"
+    assert "only on file: locations, not on hdfs:" in remote.error
+
+    workspace_delete(workspace=a.workspace, actor=a.owner)
+
+    assert not own.exists()
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "says"),
+    [
+        ("RUNTIME_DATA_URI", "hdfs://namenode/data/*", "runs.E002"),
+        ("RUNTIME_DATA_URI", "file://otherhost/data", "names no other host"),
+        ("SPARK_CLUSTERS", {"big": {"master": "local", "dataUri": "s3a:bucket"}}, "runs.E001"),
+        ("SPARK_CLUSTERS", {"big": {"master": "local", "dataUri": 7}}, "dataUri: give a URI"),
+    ],
+)
+def test_a_data_location_that_cannot_be_used_stops_the_server_at_start(
+    settings: Any, setting: str, value: Any, says: str
+) -> None:
+    setattr(settings, setting, value)
+    with pytest.raises(SystemCheckError, match=re.escape(says)):
+        call_command("check")
