@@ -17,6 +17,36 @@ from tests.runtime.builders import Doc
 from tests.runtime.spark.conftest import plan_of, reported_stages, run_local, run_spark
 
 
+@pytest.fixture
+def viewfs(spark: Session, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
+    """`viewfs(folder)`: a `viewfs://` URI of `folder`, another scheme than `file:` that only
+    Hadoop's `FileSystem` reads (its mount table links to the folder); Hadoop's readers
+    split files every 512 bytes meanwhile."""
+    conf = spark.context._jsc.hadoopConfiguration()
+    keys: list[str] = ["mapreduce.input.fileinputformat.split.maxsize"]
+    conf.set(keys[0], "512")
+
+    def mount(folder: Path) -> str:
+        table = f"t{uuid.uuid4().hex[:12]}"
+        keys.append(f"fs.viewfs.mounttable.{table}.link./data")
+        conf.set(keys[-1], f"file://{folder}")
+        return f"viewfs://{table}/data"
+
+    yield mount
+    for key in keys:
+        conf.unset(key)
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    """The visible files below `folder`, by path."""
+    found = {path.relative_to(folder): path for path in sorted(folder.rglob("*"))}
+    return {
+        inside.as_posix(): path.read_bytes()
+        for inside, path in found.items()
+        if path.is_file() and not any(part.startswith(".") for part in inside.parts)
+    }
+
+
 def sink_then_failure() -> dict[str, Any]:
     """`out` is written by the first vertex, which finishes; the second one fails."""
     return (
@@ -96,32 +126,13 @@ def previews(result: Any) -> dict[tuple[int, int], tuple[str, ...]]:
     return {(s.node, s.subtask): s.preview for s in result.sinks}
 
 
-@pytest.fixture
-def viewfs(spark: Session, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
-    """`viewfs(folder)`: a `viewfs://` URI of `folder`, another scheme than `file:` that only
-    Hadoop's `FileSystem` reads (its mount table links to the folder); Hadoop's readers
-    split files every 512 bytes meanwhile."""
-    conf = spark.context._jsc.hadoopConfiguration()  # type: ignore[union-attr]
-    keys: list[str] = ["mapreduce.input.fileinputformat.split.maxsize"]
-    conf.set(keys[0], "512")
-
-    def mount(folder: Path) -> str:
-        table = f"t{uuid.uuid4().hex[:12]}"
-        keys.append(f"fs.viewfs.mounttable.{table}.link./data")
-        conf.set(keys[-1], f"file://{folder}")
-        return f"viewfs://{table}/data"
-
-    yield mount
-    for key in keys:
-        conf.unset(key)
-
-
 def test_sources_give_each_subtask_the_same_records_on_every_scheme(
     spark: Session, tmp_path: Path, viewfs: Callable[[Path], str]
 ) -> None:
     write_inputs(tmp_path / "data")
     reference = run_local(plan_of(sources(), tmp_path / "data"))
     assert reference.outcome is RunOutcome.FINISHED, reference.error
+    assert previews(run_local(plan_of(sources(), f"file://{tmp_path}/data"))) == previews(reference)
 
     local = run_spark(spark, plan_of(sources(), f"file://{tmp_path}/data"))
     plan = plan_of(sources(), viewfs(tmp_path / "data"))
@@ -165,25 +176,17 @@ def sinks() -> dict[str, Any]:
     )
 
 
-def files(folder: Path) -> dict[str, bytes]:
-    """The visible files below `folder`, by path."""
-    return {
-        path.relative_to(folder).as_posix(): path.read_bytes()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and not any(part.startswith(".") for part in path.parts)
-    }
-
-
 def test_sinks_write_the_same_files_on_every_scheme(
     spark: Session, tmp_path: Path, viewfs: Callable[[Path], str]
 ) -> None:
-    for name in ("reference", "local", "hadoop"):
+    for name in ("reference", "uri", "local", "hadoop"):
         (tmp_path / name / "out" / "csv").mkdir(parents=True)
         for subtask in range(5):
             stale = tmp_path / name / "out" / "csv" / f"part-{subtask}.csv"
             stale.write_text("an earlier run's\n")
     reference = run_local(plan_of(sinks(), tmp_path / "reference"))
     assert reference.outcome is RunOutcome.FINISHED, reference.error
+    assert run_local(plan_of(sinks(), f"file://{tmp_path}/uri")).outcome is RunOutcome.FINISHED
 
     local = run_spark(spark, plan_of(sinks(), f"file://{tmp_path}/local"))
     plan = plan_of(sinks(), viewfs(tmp_path / "hadoop"))
@@ -193,6 +196,7 @@ def test_sinks_write_the_same_files_on_every_scheme(
     assert hadoop.outcome is RunOutcome.FINISHED, hadoop.error
     expected = files(tmp_path / "reference")
     assert 0 < len([f for f in expected if f.startswith("out/csv/")]) < 5  # 3 keys
+    assert files(tmp_path / "uri") == expected
     assert files(tmp_path / "local") == expected
     assert files(tmp_path / "hadoop") == expected
     assert sorted(os.listdir(tmp_path / "hadoop")) == ["out"]  # no staging left
