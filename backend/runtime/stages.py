@@ -32,7 +32,7 @@ from typing import Any
 from runtime.events import StageRun
 from runtime.operators.sinks import FILE_SINKS
 from runtime.operators.sources import FILE_SOURCES
-from runtime.plan import RunPlan, VertexPlan
+from runtime.plan import NodePlan, RunPlan, VertexPlan
 from runtime.storage import data_location
 
 EXECUTORS = ("spark", "local")
@@ -310,8 +310,11 @@ class _Layout:
 def _spark_layout(plan: RunPlan) -> _Layout:
     """The stages `runtime.spark.executor` builds: see the module docstring."""
     layout = _Layout([], {}, {})
-    several_inputs = {v.id for v in plan.vertices if len(v.inputs) > 1}
     hadoop = not data_location(plan.data_dir).is_local
+    # Vertices that union their inputs: several, or one and what their sources read.
+    several_inputs = {
+        v.id for v in plan.vertices if len(v.inputs) + bool(hadoop and _file_sources(v)) > 1
+    }
     read_by: dict[str, int] = {}
     """Vertex -> the stage that reads its file sources."""
 
@@ -328,11 +331,7 @@ def _spark_layout(plan: RunPlan) -> _Layout:
         return tuple(found) if hadoop else ()
 
     for vertex in plan.vertices:
-        sources = tuple(
-            _operator(vertex, n.id)
-            for n in (*vertex.chained_sources, *vertex.nodes)
-            if n.kind in FILE_SOURCES
-        )
+        sources = tuple(_operator(vertex, node.id) for node in _file_sources(vertex))
         if hadoop and sources:
             read_by[vertex.id] = add(_Stage((), None, (), reads=sources))
         if not vertex.outputs and not file_sinks(vertex):
@@ -355,6 +354,10 @@ def _spark_layout(plan: RunPlan) -> _Layout:
     for vertex in last:
         layout.stage_of[vertex.id] = stage
     return layout
+
+
+def _file_sources(vertex: VertexPlan) -> list[NodePlan]:
+    return [n for n in (*vertex.chained_sources, *vertex.nodes) if n.kind in FILE_SOURCES]
 
 
 def _local_layout(plan: RunPlan) -> _Layout:

@@ -192,6 +192,12 @@ class _Job:
         sort_memory = _parse_memory(context.getConf().get("spark.python.worker.memory", "512m"))
         if hadoop is not None and any(_file_sinks(v) for v in self.plan.vertices):
             self.staging = f".staging-{self.plan.token}"
+        # Vertices whose anchor is a union: of several inputs, or of an input and reads.
+        unions = {
+            v.id
+            for v in self.plan.vertices
+            if len(v.inputs) + bool(hadoop is not None and _file_sources(v)) > 1
+        }
         # The RDD each JobEdge's consumer reads: (consumer vertex, input position) -> RDD.
         edges: dict[tuple[str, int], RDD[Any]] = {}
         outputs: list[tuple[VertexPlan, RDD[Any]]] = []
@@ -236,7 +242,7 @@ class _Job:
                 for output, offset in zip(vertex.outputs, offsets, strict=False):
                     count = output.consumer_parallelism
                     own = _partition_range(context, shared, offset, count)
-                    if len(self.plan.vertex(output.consumer).inputs) > 1:
+                    if output.consumer in unions:
                         # A union needs the shared partitioner: place the range once more.
                         self.tracker.add_move(own.id(), output.edge)
                         own = own.mapPartitionsWithIndex(Rekey()).partitionBy(count, target_of)

@@ -205,3 +205,33 @@ def test_sinks_write_the_same_files_on_every_scheme(
     told = sorted((s.node, s.subtask, s.files) for s in reference.sinks)
     assert sorted((s.node, s.subtask, s.files) for s in local.sinks) == told
     assert sorted((s.node, s.subtask, s.files) for s in hadoop.sinks) == told
+
+
+def test_a_source_chained_into_a_head_reads_beside_its_network_input(
+    spark: Session, tmp_path: Path, viewfs: Callable[[Path], str]
+) -> None:
+    (tmp_path / "in.txt").write_text("".join(f"line {n}\n" for n in range(40)))
+    doc = (
+        Doc(parallelism=2)
+        .node(1, "source.text", {"path": "in.txt"})
+        .node(2, "source.sequence", {"from": 10, "to": 29})
+        .node(3, "co_map", {"fn1": "x", "fn2": "x.upper()"}, strategy="HEAD_WITH_SOURCES")
+        .node(4, "sink.collect")
+        .node(5, "sink.collect")
+        .edge(2, 3, "REBALANCE", type_number=1)
+        .edge(1, 3, type_number=2)
+        .edge(3, 4)
+        .edge(2, 5, "REBALANCE")  # a second output: its range into the head moves again
+        .build()
+    )
+    plan = plan_of(doc, viewfs(tmp_path))
+    head = next(v for v in plan.vertices if v.chained_sources)
+    assert [n.id for n in head.chained_sources] == [1] and len(head.inputs) == 1
+
+    result = run_spark(spark, plan)
+
+    assert result.outcome is RunOutcome.FINISHED, result.error
+    assert previews(result) == previews(run_local(plan_of(doc, tmp_path)))
+    first = previews(result)[4, 0]
+    assert first[0] == '"LINE 0"' and first[-1].isdigit()  # its lines, then its numbers
+    reported_stages(plan, result)
