@@ -22,7 +22,15 @@ the stages as Spark ran them, which `runtime.stages` lays out from the plan alon
 The vertices without outputs end in one `collect()`: each of their subtasks returns a
 `SubtaskSummary` with its sinks' outputs. The job carries a tag of its own: the listener
 finds the run's events by it, and `cancelJobsWithTag` cancels exactly this run. The
-session schedules the stages of concurrent runs fairly (`session`).
+session schedules the stages of concurrent runs fairly (`session`). When the job has
+ended, the driver commits the file sinks' parts, or removes them if it did not finish
+(`operators.sinks.commit_file_sinks`).
+
+On a data location of another scheme than `file:` (`runtime.spark.hadoop`), what a
+vertex's file sources read comes as one more input of its anchor, from a stage that
+reads them with Hadoop; and each file sink sends its parts on as outputs of their own,
+which the last stage writes instead of collecting (the summaries then all come by
+accumulator).
 """
 
 from __future__ import annotations

@@ -198,7 +198,7 @@ def _pieces(part: Path) -> Iterator[str]:
                 continue
             yield data[:cut].decode("utf-8")
             rest = data[cut + 1 :]
-        if rest:
+        if rest:  # not written by a file sink: it would gain a line break
             yield rest.decode("utf-8")
 
 
