@@ -13,8 +13,8 @@ retried up to `max_attempts` (Spark's `local[N,F]`); its outputs are dropped, as
 failed Spark task's are. When a subtask fails for good, or `cancel` is set, the
 subtasks that did not finish are CANCELED and the run ends. The file sinks' parts are
 committed when the run has finished, or removed when it has not
-(`operators.sinks.commit_file_sinks`). It reads and writes `file:` locations only:
-the other schemes are reached through Spark's JVM.
+(`operators.sinks.commit_file_sinks`). It reads and writes files on `file:` locations
+only: the other schemes are reached through Spark's JVM.
 """
 
 from __future__ import annotations
@@ -33,7 +33,13 @@ from runtime.events import (
     StageRun,
     SubtaskEvent,
 )
-from runtime.operators.sinks import commit_file_sinks, file_sink_folders, pending_parts
+from runtime.operators.sinks import (
+    FILE_SINKS,
+    commit_file_sinks,
+    file_sink_folders,
+    pending_parts,
+)
+from runtime.operators.sources import FILE_SOURCES
 from runtime.paths import PathError
 from runtime.plan import RunPlan, VertexPlan
 from runtime.storage import LocalStorage, data_location
@@ -59,6 +65,12 @@ def run_locally(
     if location.is_local:
         outcome, error = runner.run()
         outcome, error = runner.commit(LocalStorage(location), outcome, error)
+    elif not any(
+        node.kind in FILE_SOURCES | FILE_SINKS
+        for vertex in plan.vertices
+        for node in (*vertex.chained_sources, *vertex.nodes)
+    ):
+        outcome, error = runner.run()  # it names no file
     else:
         outcome, error = runner.refuse(
             f"the local executor reads and writes files only on file: locations, not on "

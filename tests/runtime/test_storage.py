@@ -229,7 +229,7 @@ def test_a_retried_attempt_commits_its_own_part_only(tmp_path: Path) -> None:
     assert (tmp_path / "o" / "part-0.txt").read_text() == "1\n2\n3\n"
 
 
-def test_the_local_executor_refuses_locations_of_other_schemes() -> None:
+def test_the_local_executor_reads_and_writes_no_files_on_other_schemes() -> None:
     doc = Doc().node(1, "source.sequence", {"from": 1, "to": 3}).node(2, "sink.text", {"path": "o"})
     plan = plan_of(doc.edge(1, 2).build(), "hdfs://namenode:8020/studio/workspaces/1")
     events: list[SubtaskEvent] = []
@@ -237,3 +237,7 @@ def test_the_local_executor_refuses_locations_of_other_schemes() -> None:
     assert result.outcome is RunOutcome.FAILED
     assert "only on file: locations, not on hdfs:" in (result.error or "")
     assert {e.state for e in events} == {ExecutionState.CREATED, ExecutionState.CANCELED}
+    # A run that names no file needs no storage.
+    doc = Doc().node(1, "source.sequence", {"from": 1, "to": 3}).node(2, "sink.collect")
+    plan = plan_of(doc.edge(1, 2).build(), "hdfs://namenode:8020/studio/workspaces/1")
+    assert run_locally(plan, events.append).outcome is RunOutcome.FINISHED

@@ -55,12 +55,19 @@ class HadoopStorage:
 
     def __init__(self, context: SparkContext, location: DataLocation) -> None:
         self.location = location
-        jvm: Any = context._jvm
-        self._jvm = jvm
+        self._jvm: Any = context._jvm
         self._conf: Any = context._jsc.hadoopConfiguration()
-        root = jvm.org.apache.hadoop.fs.Path(location.uri)
-        self._fs: Any = _java(lambda: root.getFileSystem(self._conf), location.uri)
+        self._file_system: Any = None
         self._codecs: Any = None
+
+    @property
+    def _fs(self) -> Any:
+        """Hadoop's file system of the location, made when first used: a run that reads and
+        writes no file needs none (nor the scheme's classes on the cluster)."""
+        if self._file_system is None:
+            root = self._path("")
+            self._file_system = _java(lambda: root.getFileSystem(self._conf), self.location.uri)
+        return self._file_system
 
     def _path(self, relative: str) -> Any:
         uri = self.location.uri if not relative else f"{self.location.uri.rstrip('/')}/{relative}"
