@@ -146,7 +146,14 @@ def test_local_storage_lists_and_commits_with_local_calls(tmp_path: Path) -> Non
 def test_a_cluster_profile_may_name_its_data_location() -> None:
     profiles = cluster_profiles(
         default_master="local[2]",
-        clusters={"big": {"master": "spark://spark-master:7077", "dataUri": "HDFS://nn/x/"}},
+        clusters={
+            "big": {
+                "master": "spark://spark-master:7077",
+                "host": "studio-worker",
+                "python": "/usr/bin/python3",
+                "dataUri": "HDFS://nn/x/",
+            }
+        },
         max_parallelism=8,
         max_subtasks=64,
     )
