@@ -199,6 +199,12 @@ except ValueError as error:
     raise ImproperlyConfigured(f"SPARK_CLUSTERS is not JSON: {error}") from error
 if not isinstance(SPARK_CLUSTERS, dict):
     raise ImproperlyConfigured('SPARK_CLUSTERS must be an object: {"name": {"master": ...}}')
+RUN_EVENTS_URL = os.environ.get("RUN_EVENTS_URL", "").strip() or REDIS_URL
+"""The Redis that carries each run's channels: subtask events from Spark's driver and
+executors to the run's worker, cancel requests from the server to it. `rediss://` is TLS
+(`?ssl_ca_certs=/path/ca.pem` for a private CA), `redis://:password@host:6379/0` (or
+`user:password@`) authenticates. Every server and worker process uses it; a cluster
+profile's `eventsUrl` names the same Redis as that cluster's executors reach it."""
 RUN_MAX_PARALLELISM = int(os.environ.get("RUN_MAX_PARALLELISM", "128"))
 """The highest parallelism of any vertex of a run (a cluster may set its own)."""
 RUN_MAX_SUBTASKS = int(os.environ.get("RUN_MAX_SUBTASKS", "2048"))

@@ -10,6 +10,7 @@ from django.core.checks import CheckMessage, Error, register
 
 from config.errors import InvalidRequest
 from runtime.clusters import DEFAULT, ClusterConfigError, ClusterProfile, cluster_profiles
+from runtime.events import EventsUrlError, check_events_url
 
 
 def cluster_list() -> dict[str, ClusterProfile]:
@@ -36,8 +37,13 @@ def cluster_get(name: str | None) -> ClusterProfile:
 
 @register()
 def check_clusters(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    errors: list[CheckMessage] = []
     try:
         cluster_list()
     except ClusterConfigError as error:
-        return [Error(str(error), id="runs.E001", hint="See docs/RUNTIME.md, Settings.")]
-    return []
+        errors.append(Error(str(error), id="runs.E001", hint="See docs/RUNTIME.md, Settings."))
+    try:
+        check_events_url(settings.RUN_EVENTS_URL, where="RUN_EVENTS_URL")
+    except EventsUrlError as error:
+        errors.append(Error(str(error), id="runs.E002", hint="See docs/RUNTIME.md, Settings."))
+    return errors

@@ -1,4 +1,5 @@
-"""Telling the worker that drives a run to cancel it: a message on the run's Redis channel.
+"""Telling the worker that drives a run to cancel it: a message on the run's control channel,
+in the Redis of run events (`RUN_EVENTS_URL`), where the worker listens.
 
 The worker also reads the run's status every second, so a message lost while Redis was
 away only delays the cancel.
@@ -23,7 +24,7 @@ def cancel_channel(run_key: str) -> str:
 
 @cache
 def _client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    return redis.Redis.from_url(settings.RUN_EVENTS_URL, socket_timeout=2, socket_connect_timeout=2)
 
 
 def request_cancel(run_key: str) -> None:

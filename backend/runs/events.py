@@ -212,6 +212,7 @@ class RunFields(WireMessage):
     worker: str | None = None
     sinks: list[SinkOutput] | None = None
     details: Annotated[dict[str, Any], ts_type("JsonObject")] | None = None
+    eventsProblem: str | None = None
     execution: RunExecution | None = None
     spark: SparkApplication | None = None
 
@@ -251,6 +252,10 @@ class RunDetail(RunSummary):
     sinks: list[SinkOutput]
     details: Annotated[dict[str, Any], ts_type("JsonObject")]
     """Facts from the executor (`applicationId`, `executor`, ...)."""
+    eventsProblem: str | None
+    """Why live subtask states are not arriving, once the worker noticed: executors whose
+    events do not reach the run's Redis (the run goes on; what they did is known at its
+    end). Null while events arrive."""
     execution: RunExecution | None
     """How it executes beside Flink's plan; null until a worker planned it."""
     spark: SparkApplication | None

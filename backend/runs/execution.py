@@ -10,6 +10,9 @@ executor) in a thread of its own. This thread becomes the run's collector:
   which `runs.journal` publishes to the run's websocket clients after commit;
 - it keeps the run's heartbeat (`RUN_HEARTBEAT_SECONDS`) and gives the run up if
   someone else ended it (`run_mark_lost` after a long stall);
+- it says on the run when Spark has launched tasks but no executor's own event arrives
+  within `EVENTS_SILENCE_SECONDS` (executors that cannot reach the events' Redis), and
+  takes it back if they arrive after all;
 - before the executor starts, it stores how the plan executes beside Flink's plan
   (`runtime.stages`), and at the end the stages the executor reported;
 - it turns a cancel request (a message on the run's control channel, or the run's
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import socket
 import threading
@@ -44,7 +48,14 @@ from runs.events import RunPublisher
 from runs.journal import append, close, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
 from runtime.clusters import ClusterProfile, limit_problems
-from runtime.events import RunOutcome, RunResult, SubtaskEvent, run_channel
+from runtime.events import (
+    ExecutionState,
+    RunOutcome,
+    RunResult,
+    SubtaskEvent,
+    run_channel,
+    shown_url,
+)
 from runtime.executors import Executor, executor_for
 from runtime.monitoring import NO_CHANGES, Changes, RunMonitor
 from runtime.parameters import document_for_run, injected_faults
@@ -69,6 +80,10 @@ DRAIN_MAX_SECONDS = 5.0
 SUBSCRIBE_TIMEOUT = 5.0
 REDIS_RETRY_SECONDS = 0.2
 """How long the collector waits before it reads again from a Redis that was away."""
+EVENTS_SILENCE_SECONDS = 8.0
+"""How long after Spark launched a run's first task an executor's own event may take to
+arrive (a cold Python worker starts, unpacks the code and connects) before the run says
+its executors cannot reach the events' Redis."""
 
 
 def run_execute(
@@ -92,7 +107,7 @@ def run_execute(
         return
     executor = executor_for(
         settings.RUN_EXECUTOR,
-        redis_url=settings.REDIS_URL,
+        redis_url=settings.RUN_EVENTS_URL,
         code_cache_dir=str(settings.RUNTIME_CACHE_DIR / "spark-code"),
     )
     collector = Collector(
@@ -151,6 +166,10 @@ def _end_early(run_id: int, error: str) -> None:
         close(run, RunStatus.FAILED, error=error)
 
 
+class EventsUnreachable(RuntimeError):
+    """The worker cannot subscribe to the run's channels; the message says where."""
+
+
 # The collector -------------------------------------------------------------------------------
 
 
@@ -206,8 +225,14 @@ class Collector:
         self.given_up = False
         """Someone else ended the run (lost worker): stop writing to it."""
         self.redis_away = False
+        self.first_launch: float | None = None
+        """When the listener said Spark launched the run's first task."""
+        self.heard_executors = False
+        """An executor's own event (its hooks') has arrived."""
+        self.events_silent = False
+        """The run says its executors' events do not arrive."""
         self.publisher = RunPublisher()
-        self.redis = redis.Redis.from_url(settings.REDIS_URL)
+        self.redis = redis.Redis.from_url(settings.RUN_EVENTS_URL)
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=False)
         self.channel = run_channel(self.key).encode()
 
@@ -221,6 +246,11 @@ class Collector:
                 target=self._execute, name=f"run-{self.run_id}-executor", daemon=True
             ).start()
             self._collect()
+        except EventsUnreachable as error:
+            logger.error("run %s: %s", self.run_id, error)
+            self.cancel.set()
+            if not self.given_up:
+                self._finish(RunResult(RunOutcome.FAILED, error=str(error)))
         except Exception:
             logger.exception("run %s: the collector failed", self.run_id)
             self.cancel.set()
@@ -257,7 +287,13 @@ class Collector:
     def _subscribe(self) -> None:
         """Subscribe, and wait until Redis confirms: no event can be published before."""
         channels = {self.channel, control.cancel_channel(self.key).encode()}
-        self.pubsub.subscribe(*channels)
+        try:
+            self.pubsub.subscribe(*channels)
+        except redis.RedisError as error:
+            raise EventsUnreachable(
+                f"this worker cannot reach the Redis of run events at "
+                f"{shown_url(settings.RUN_EVENTS_URL)} (RUN_EVENTS_URL): {error}"
+            ) from error
         deadline = self.clock() + SUBSCRIBE_TIMEOUT
         confirmed: set[bytes] = set()
         while confirmed != channels:
@@ -287,6 +323,7 @@ class Collector:
                 self._save()
             if self.started is not None:
                 self._store_started()
+            self._watch_events(now)
             if now >= self.next_poll:
                 self._poll(now)
             if self.given_up:
@@ -351,6 +388,11 @@ class Collector:
 
     def _fold(self) -> None:
         if self.pending:
+            for event in self.pending:
+                if event.source == "hook":
+                    self.heard_executors = True
+                elif event.state is ExecutionState.DEPLOYING and self.first_launch is None:
+                    self.first_launch = self.clock()
             self.changes |= self.monitor.apply(self.pending)
             self.unsaved += self.pending
             self.pending = []
@@ -385,6 +427,33 @@ class Collector:
         self.next_heartbeat = now + settings.RUN_HEARTBEAT_SECONDS
         if checkpoint:
             self.next_checkpoint = now + CHECKPOINT_SECONDS
+
+    def _watch_events(self, now: float) -> None:
+        """Say on the run, within seconds, that its executors' events do not arrive;
+        take it back when they do."""
+        if self.heard_executors:
+            if self.events_silent:
+                self.events_silent = False
+                self._fold()
+                self._save(events_problem="")
+            return
+        if self.events_silent or self.first_launch is None:
+            return
+        waited = now - self.first_launch
+        if waited < EVENTS_SILENCE_SECONDS:
+            return
+        self.events_silent = True
+        url = shown_url(self.cluster.events_url or settings.RUN_EVENTS_URL)
+        where = "its eventsUrl" if self.cluster.events_url else "RUN_EVENTS_URL"
+        self._fold()
+        self._save(
+            events_problem=(
+                f"Spark launched this run's tasks {math.ceil(waited)} s ago, but no executor has "
+                f"reported: they cannot publish to {url} (cluster {self.cluster.name!r}, "
+                f"{where}). Subtask states are what Spark's driver sees, without records in "
+                "and out. The executors' logs (stderr in the Spark UI) say why."
+            )
+        )
 
     def _store_started(self) -> None:
         """The executor's first facts (the Spark application) as the run's details, so the

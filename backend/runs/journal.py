@@ -53,6 +53,7 @@ _SAVED_FIELDS = (
     "heartbeat_at",
     "sinks",
     "details",
+    "events_problem",
     "execution",
     "seq",
     "state",
@@ -79,6 +80,7 @@ def run_fields(run: Run) -> dict[str, Any]:
         "worker": run.worker or None,
         "sinks": run.sinks,
         "details": run.details,
+        "eventsProblem": run.events_problem or None,
         "execution": run.execution,
         "spark": spark_application(run),
     }

@@ -96,6 +96,9 @@ class Run(models.Model):
     """What each sink subtask wrote (`runtime.events.SinkOutput.to_json`), once finished."""
     details = models.JSONField(default=dict, blank=True)
     """Facts from the executor (application id, timings)."""
+    events_problem = models.TextField(blank=True, default="")
+    """Why the subtasks' own events are not arriving, as the worker noticed (executors that
+    cannot reach the events' Redis); empty while they arrive."""
     execution = models.JSONField(null=True, blank=True, default=None)
     """How the run executes beside Flink's plan (`runtime.stages.ExecutionReport.to_json`):
     its worker's plan, then the stages its executor reported; null until planned."""

@@ -16,7 +16,9 @@ A profile also says how Spark reaches the cluster and back: the executors' inter
 (`python`, or a packed virtualenv shipped with `pythonArchive`), the address the driver
 binds and the one it advertises (`bindAddress`, `host`) and its ports, where the event log
 goes (`eventLogDir`), links to the Spark UI and History Server for the run page (`uiUrl`,
-`historyUrl`), and further Spark properties (`sparkConf`), except those the server owns.
+`historyUrl`), the Redis its executors publish subtask events to, as they reach it
+(`eventsUrl`, default `RUN_EVENTS_URL`), and further Spark properties (`sparkConf`), except
+those the server owns.
 A `default` entry gives the default profile's (its master stays `SPARK_MASTER`).
 
 A cluster that cannot see the server's disk names the data location its runs read and
@@ -37,6 +39,7 @@ from typing import Any
 
 from compiler.diagnostics import Diagnostic, Location
 from compiler.execution import ExecutionGraph
+from runtime.events import EventsUrlError, check_events_url
 from runtime.storage import LocationError, data_location
 
 DEFAULT = "default"
@@ -59,6 +62,7 @@ _SPARK_KEYS = frozenset(
         "uiUrl",
         "historyUrl",
         "eventLogDir",
+        "eventsUrl",
     }
 )
 _KEYS = frozenset({"master", "dataUri"}) | _LIMIT_KEYS | _SPARK_KEYS
@@ -137,6 +141,9 @@ class ClusterProfile:
     """Where Spark writes the application's event log, for a History Server."""
     data_uri: str | None = None
     """The base of the data location its runs read and write; None: the server's."""
+    events_url: str | None = None
+    """The Redis of run events (`RUN_EVENTS_URL`) as the cluster's executors reach it, with
+    its password and TLS options; None: the URL the workers use."""
 
     @property
     def is_local(self) -> bool:
@@ -270,6 +277,7 @@ def _profile(
         history_url=_link(raw.get("historyUrl"), f"{where}.historyUrl"),
         event_log_dir=_location(raw.get("eventLogDir"), f"{where}.eventLogDir"),
         data_uri=_data_uri(raw.get("dataUri"), f"{where}.dataUri"),
+        events_url=_events_url(raw.get("eventsUrl"), f"{where}.eventsUrl"),
     )
     if profile.is_local:
         if profile.python_archive is not None:
@@ -301,6 +309,15 @@ def _data_uri(value: object, where: str) -> str | None:
         return data_location(value).uri
     except LocationError as error:
         raise ClusterConfigError(f"{where}: {error}") from error
+
+
+def _events_url(value: object, where: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return check_events_url(value, where=where)
+    except EventsUrlError as error:
+        raise ClusterConfigError(str(error)) from error
 
 
 def _spark_conf(raw: object, where: str) -> tuple[tuple[str, str], ...]:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+from urllib.parse import SplitResult, urlsplit
 
 
 class ExecutionState(Enum):
@@ -37,6 +38,58 @@ _TERMINAL = frozenset({ExecutionState.FINISHED, ExecutionState.CANCELED, Executi
 def run_channel(run_key: str) -> str:
     """The Redis pub/sub channel a run's events are published on."""
     return f"run-events:{run_key}"
+
+
+EVENTS_URL_SCHEMES = ("redis", "rediss", "unix")
+"""Redis URLs as redis-py reads them: `rediss` is TLS, `unix` a socket on the host."""
+
+
+class EventsUrlError(ValueError):
+    """A Redis URL for run events that cannot be used; the message says why."""
+
+
+def check_events_url(url: object, *, where: str) -> str:
+    """`url` if it is a Redis URL (`redis://[[user]:password@]host[:port][/db][?options]`,
+    `rediss://` for TLS, `unix:///path.sock`); `EventsUrlError` naming `where` otherwise.
+    The message never repeats the URL, which may hold a password."""
+    if (
+        not isinstance(url, str)
+        or not url
+        or not url.isprintable()
+        or any(c.isspace() for c in url)
+    ):
+        raise EventsUrlError(f"{where}: give a Redis URL as text without spaces")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (reading it checks it)
+    except ValueError as error:
+        raise EventsUrlError(f"{where}: not a URL ({error})") from None
+    if parts.scheme not in EVENTS_URL_SCHEMES:
+        raise EventsUrlError(
+            f"{where}: the scheme is {parts.scheme or 'missing'}; use redis://, rediss:// "
+            "(TLS) or unix://"
+        )
+    if parts.scheme != "unix" and not parts.hostname:
+        raise EventsUrlError(f"{where}: name the Redis host, as in redis://host:6379/0")
+    if parts.scheme == "unix" and not parts.path:
+        raise EventsUrlError(f"{where}: name the socket, as in unix:///run/redis.sock")
+    return url
+
+
+def shown_url(url: str) -> str:
+    """`url` as logs and the run page may show it: no password, no query options (they may
+    name key files)."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return f"unix://{parts.path}"
+    netloc = parts.hostname or ""
+    if parts.hostname and ":" in parts.hostname:
+        netloc = f"[{netloc}]"
+    if parts.port is not None:
+        netloc = f"{netloc}:{parts.port}"
+    if parts.username:
+        netloc = f"{parts.username}@{netloc}"
+    return SplitResult(parts.scheme, netloc, parts.path, "", "").geturl()
 
 
 _NODE_NAMED = re.compile(r"\(node (\d+)\)")

@@ -2,7 +2,8 @@
 
 An executor runs a plan to its end on a cluster profile's Spark and returns the result;
 on the way, it publishes the subtasks' events on the run's Redis channel
-(`runtime.events.run_channel`), which the worker folds into the run's state, and tells
+(`runtime.events.run_channel`; `redis_url` as the worker reaches it, the profile's
+`events_url` as its executors do), which the worker folds into the run's state, and tells
 `started` what it knows once the run has somewhere to go (the Spark application). `spark`
 runs the plan on this process's one Spark session (`runtime.spark`), `local` runs it in
 this process (`runtime.local`), the reference the Spark executor is tested against.
@@ -81,7 +82,12 @@ class SparkExecutor:
                 }
             )
         return run_on_spark(
-            plan, run_key=run_key, redis_url=self.redis_url, session=session, cancel=cancel
+            plan,
+            run_key=run_key,
+            redis_url=self.redis_url,
+            executors_redis_url=cluster.events_url,
+            session=session,
+            cancel=cancel,
         )
 
 

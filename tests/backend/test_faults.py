@@ -17,23 +17,20 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 from django.db import connections
 from rest_framework.authtoken.models import Token
 from websockets.asyncio.client import ClientConnection, connect
 
 from compiler.edits import Edit, apply_edit
-from config.asgi_server import free_port
 from pipelines.models import Pipeline, PipelineEdit
 from runs.models import Run
 from tests.backend.factories import Team, make_team
+from tests.backend.private_redis import PrivateRedis
 from tests.backend.runs_support import (
     ENDED,
     follow,
@@ -51,41 +48,6 @@ HEARTBEAT_SECONDS = 1
 HEARTBEAT_TIMEOUT = 4
 RESYNC_SECONDS = 5.0
 """How soon after Redis is back every client must show the stored state."""
-
-
-class PrivateRedis:
-    """A `redis-server` of this test alone, on a free port, keeping nothing on disk."""
-
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        self.folder = folder
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--dir", str(self.folder)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        client = redis.Redis.from_url(self.url)
-        wait_for(lambda: _answers(client), 10, "the private Redis starting")
-        client.close()
-
-    def kill(self) -> None:
-        """Gone at once, with everything it held (subscriptions, presence, queues)."""
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self.process = None
-
-
-def _answers(client: redis.Redis) -> bool:
-    try:
-        return bool(client.ping())
-    except redis.ConnectionError:
-        return False
 
 
 @pytest.fixture(scope="module")

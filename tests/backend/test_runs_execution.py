@@ -34,6 +34,7 @@ from runtime.events import (
     SinkOutput,
     SubtaskEvent,
     run_channel,
+    shown_url,
 )
 from runtime.executors import Started
 from tests.backend.factories import Team, make_team
@@ -52,7 +53,7 @@ class Publisher:
     def __init__(self, run: Run) -> None:
         self.vertices = [v["id"] for v in run.vertices]
         self.parallelism = [v["parallelism"] for v in run.vertices]
-        self.client = redis.Redis.from_url(settings.REDIS_URL)
+        self.client = redis.Redis.from_url(settings.RUN_EVENTS_URL)
         self.channel = run_channel(run.key)
         self.started: Started | None = None
         """What the executor tells once the run has somewhere to go."""
@@ -217,6 +218,54 @@ def test_the_spark_application_is_stored_as_soon_as_the_executor_has_one(queued:
     ]
     run, _ = stored(queued)
     assert (run.status, run.details["applicationId"]) == ("FINISHED", "local-1")
+
+
+def test_a_run_says_when_its_executors_events_do_not_arrive_and_takes_it_back(
+    queued: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(execution, "EVENTS_SILENCE_SECONDS", 0.5)
+    problems: list[str] = []
+
+    def problem_is(predicate: Callable[[str], bool]) -> None:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            problem = Run.objects.values_list("events_problem", flat=True).get(pk=queued.pk)
+            if predicate(problem):
+                problems.append(problem)
+                return
+            time.sleep(0.02)
+        pytest.fail(f"the run's events problem is still {problem!r}")
+
+    def late_executors(publisher: Publisher, cancel: threading.Event) -> RunResult:
+        # Spark launched a task (the driver's listener says so); its hooks stay silent.
+        publisher.send(0, 0, S.SCHEDULED, source="listener")
+        publisher.send(0, 0, S.DEPLOYING, source="listener")
+        problem_is(bool)
+        # They reach Redis after all: the run takes it back.
+        result = finished(publisher, cancel)
+        problem_is(lambda problem: problem == "")
+        connections.close_all()
+        return result
+
+    drive(queued, late_executors)
+    assert problems[0].startswith("Spark launched this run's tasks 1 s ago, but no executor")
+    assert (
+        f"cannot publish to {shown_url(settings.RUN_EVENTS_URL)} (cluster 'default', "
+        in (problems[0])
+    )
+    assert problems[1] == ""
+    run, detail = stored(queued)
+    assert run.status == "FINISHED" and detail["eventsProblem"] is None
+    changes = RunEvent.objects.filter(run=run).values_list("changes", flat=True)
+    said = [c["run"]["eventsProblem"] for c in changes if "eventsProblem" in c.get("run", {})]
+    assert said == [problems[0], None]
+
+
+def test_a_run_whose_executors_report_never_says_their_events_are_missing(queued: Run) -> None:
+    # Hooks' events follow the listener's launches at once.
+    drive(queued, finished)
+    run, _ = stored(queued)
+    assert run.events_problem == ""
 
 
 def test_a_retried_subtask_keeps_its_failed_attempt(queued: Run) -> None:

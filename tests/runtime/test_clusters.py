@@ -17,6 +17,7 @@ from runtime.clusters import (
     limit_problems,
     max_attempts,
 )
+from runtime.events import shown_url
 from tests.runtime.builders import Doc
 
 REMOTE = {"master": "spark://spark-master:7077", "host": "10.0.0.9", "python": "/opt/py/bin/python"}
@@ -220,6 +221,11 @@ def test_links_name_the_application() -> None:
         ({**REMOTE, "sparkConf": {"spark.x": None}}, "give text, a number or true/false"),
         ({**REMOTE, "sparkConf": {"spark.x": float("inf")}}, "give text, a number"),
         ({**REMOTE, "sparkConf": {"spark.x": "a\nb"}}, "give text, a number"),
+        ({**REMOTE, "eventsUrl": "http://:hunter2@h:6379/0"}, "eventsUrl: the scheme is http"),
+        ({**REMOTE, "eventsUrl": "redis://:hunter2@/0"}, "eventsUrl: name the Redis host"),
+        ({**REMOTE, "eventsUrl": "redis://:hunter2@h:99999/0"}, "eventsUrl: not a URL"),
+        ({**REMOTE, "eventsUrl": "redis://h :6379"}, "eventsUrl: give a Redis URL as text"),
+        ({**REMOTE, "eventsUrl": 6379}, "eventsUrl: give a Redis URL as text"),
     ],
 )
 def test_bad_spark_properties_are_named(profile: dict[str, Any], message: str) -> None:
@@ -227,6 +233,7 @@ def test_bad_spark_properties_are_named(profile: dict[str, Any], message: str) -
         profiles(big=profile)
     assert message in str(caught.value)
     assert str(caught.value).startswith("SPARK_CLUSTERS['big']")
+    assert "hunter2" not in str(caught.value)  # a password is never repeated
 
 
 @pytest.mark.parametrize("key", sorted(OWNED_PROPERTIES))
@@ -243,3 +250,17 @@ def test_a_profile_may_point_the_executors_python_path_elsewhere() -> None:
         ("spark.cores.max", "4"),
         ("spark.executorEnv.PYTHONPATH", "/opt/libs"),
     )
+
+
+def test_executors_may_reach_the_events_redis_by_another_url() -> None:
+    # A password and TLS options travel in the URL, as redis-py reads it; what logs and the
+    # run page show of it has neither.
+    url = "rediss://:hunter2@redis.cluster.internal:6380/0?ssl_ca_certs=/etc/ssl/ca.pem"
+    big = profiles(big={**REMOTE, "eventsUrl": url})["big"]
+    assert big.events_url == url
+    assert shown_url(url) == "rediss://redis.cluster.internal:6380/0"
+    assert shown_url("redis://studio:pw@[::1]:6379/2") == "redis://studio@[::1]:6379/2"
+    assert shown_url("unix:///run/redis.sock?db=1") == "unix:///run/redis.sock"
+    # Without one, executors publish where the worker does; no Spark property says it.
+    assert profiles(big=REMOTE)["big"].events_url is None
+    assert not any("redis" in value for value in big.spark_properties().values())

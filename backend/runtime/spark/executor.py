@@ -96,13 +96,16 @@ def run_on_spark(
     *,
     run_key: str,
     redis_url: str | None,
+    executors_redis_url: str | None = None,
     session: Session,
     cancel: CancelSignal | None = None,
     progress_period: float = 0.25,
     timeout: float | None = None,
     job_end_timeout: float = 10.0,
 ) -> RunResult:
-    """Run `plan` as one Spark job on `session`; events go to the run's Redis channel.
+    """Run `plan` as one Spark job on `session`; events go to the run's Redis channel, at
+    `redis_url` from the driver and `executors_redis_url` (default the same) from the
+    executors, which may reach that Redis by another address.
 
     Returns when the job has ended and the listener has reported its end (or after
     `job_end_timeout` more seconds). Setting `cancel` stops the job: its tasks are
@@ -110,7 +113,11 @@ def run_on_spark(
     stopped the same way and FAILED.
     """
     started = time.perf_counter()
-    reporting = Reporting(run_key=run_key, redis_url=redis_url, progress_period=progress_period)
+    reporting = Reporting(
+        run_key=run_key,
+        redis_url=redis_url if executors_redis_url is None else executors_redis_url,
+        progress_period=progress_period,
+    )
     publish = event_publisher(redis_url, reporting.channel)
     slots = [(v.id, i) for v in plan.vertices for i in range(v.parallelism)]
     _publish_all(publish, slots, ExecutionState.CREATED)

@@ -168,6 +168,21 @@ describe("run monitor messages", () => {
     );
   });
 
+  it("reads why live states are not arriving, and its clearing, in updates and details", () => {
+    const problem = "Spark launched this run's tasks 9 s ago, but no executor has reported";
+    const said = parsed(
+      `{"type":"run_update","seq":2,"run":{"eventsProblem":${JSON.stringify(problem)}},"vertices":[]}`,
+    );
+    expect(said.type === "run_update" && said.run).toEqual({ eventsProblem: problem });
+    const cleared = parsed('{"type":"run_update","seq":3,"run":{"eventsProblem":null}}');
+    expect(cleared.type === "run_update" && cleared.run).toEqual({ eventsProblem: null });
+    const detail = { ...(JSON.parse(RUN) as Record<string, unknown>), eventsProblem: problem };
+    expect(readRunDetail(detail).eventsProblem).toBe(problem);
+    // A server that does not send it yet: nothing noticed.
+    expect(readRunDetail(JSON.parse(RUN)).eventsProblem).toBeNull();
+    expect(() => readRunDetail({ ...detail, eventsProblem: 3 })).toThrow("run.eventsProblem");
+  });
+
   it("reads whole changed vertices and subtasks in an update", () => {
     const message = parsed(
       `{"type":"run_update","seq":4,"run":{},"vertices":[${VERTEX}],"subtasks":[${SUBTASK}]}`,

@@ -333,6 +333,8 @@ export function readRunDetail(value: Value, path = "run"): RunDetail {
     canceledBy: nullable(readUser)(field(raw, "canceledBy") ?? null, at("canceledBy")),
     sinks: items(field(raw, "sinks"), at("sinks"), readSink),
     details: readDetails(field(raw, "details"), at("details")),
+    // Absent from servers before it was sent: nothing noticed.
+    eventsProblem: nullableString(field(raw, "eventsProblem") ?? null, at("eventsProblem")),
     execution: readExecution(field(raw, "execution"), at("execution")),
     // Absent from servers before it was sent: not known.
     spark: nullable(readSparkApplication)(field(raw, "spark"), at("spark")),

@@ -65,6 +65,7 @@ const CHANGING: Readonly<Record<ChangingRunField, true>> = {
   worker: true,
   sinks: true,
   details: true,
+  eventsProblem: true,
   execution: true,
   spark: true,
 };

@@ -112,6 +112,7 @@ function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
     useShallow((state) => (state.info === null ? null : runEnding(state.info))),
   );
   const version = useRun((state) => state.info?.version ?? null);
+  const eventsProblem = useRun((state) => state.info?.eventsProblem ?? null);
   const { pipelineId } = useRunPage();
   if (!ready) {
     return <div className="page-loading">Loading the run…</div>;
@@ -120,6 +121,16 @@ function RunLayout({ pipelineName }: { readonly pipelineName: string | null }) {
     <div className="run-page" data-testid="run-page">
       <RunHeader pipelineName={pipelineName} />
       {ending !== null && <RunEndingBanner ending={ending} />}
+      {eventsProblem !== null && (
+        <div
+          className="run-banner run-banner--warning"
+          role="status"
+          data-testid="run-events-problem"
+        >
+          <strong>Live subtask states are not arriving:</strong>{" "}
+          <span className="run-banner__text">{eventsProblem}</span>
+        </div>
+      )}
       <div className="run-page__body">
         <div className="run-page__main">
           {version === null ? (

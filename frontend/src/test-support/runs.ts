@@ -97,6 +97,7 @@ export function runDetail(overrides: Partial<RunDetail> = {}): RunDetail {
     canceledBy: null,
     sinks: [],
     details: {},
+    eventsProblem: null,
     execution: null,
     spark: null,
     seq: 0,

@@ -518,6 +518,12 @@ export interface RunDetail {
    */
   readonly details: JsonObject;
   /**
+   * Why live subtask states are not arriving, once the worker noticed: executors whose
+   * events do not reach the run's Redis (the run goes on; what they did is known at its
+   * end). Null while events arrive.
+   */
+  readonly eventsProblem: string | null;
+  /**
    * How it executes beside Flink's plan; null until a worker planned it.
    */
   readonly execution: RunExecution | null;
@@ -803,6 +809,7 @@ export interface RunFields {
   readonly worker?: string | null;
   readonly sinks?: readonly SinkOutput[] | null;
   readonly details?: JsonObject | null;
+  readonly eventsProblem?: string | null;
   readonly execution?: RunExecution | null;
   readonly spark?: SparkApplication | null;
 }
