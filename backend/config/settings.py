@@ -180,6 +180,9 @@ AUTH_ATTEMPTS_PER_MINUTE = int(os.environ.get("AUTH_ATTEMPTS_PER_MINUTE", "20"))
 
 CELERY_BROKER_URL = REDIS_URL
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Runs are long: a worker reserves only what its threads execute (with `acks_late` on the
+# task), so several workers sharing a runs queue each take the next run when free.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
 CHANNEL_LAYERS = {
     "default": {

@@ -1,8 +1,9 @@
 """Celery tasks of runs: take an id, call one service.
 
-`execute_run` goes to the runs queue of the database (`run_queue`); `manage.py serve` starts
-a worker that consumes it with a thread pool, so the runs of one worker process share its one
-Spark session. Each worker also runs the reaper of lost runs (`runs.reaper`).
+`execute_run` goes to the runs queue of the database (`run_queue`); `manage.py serve` (and
+`manage.py worker`, on any host) starts a worker that consumes it with a thread pool, so the
+runs of one worker process share its one Spark session. Several workers may share a queue.
+Each worker also runs the reaper of lost runs (`runs.reaper`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ def run_queue(cluster: str = DEFAULT) -> str:
 @shared_task(
     name="runs.execute_run",
     ignore_result=True,
+    # Acknowledged when it ends, and with a prefetch of one (the setting), a busy worker
+    # holds no queued run back from an idle one. Redelivered after its worker died, or
+    # after Redis' visibility timeout, it finds the run no longer queued and does nothing.
+    acks_late=True,
     soft_time_limit=settings.RUN_SOFT_TIME_LIMIT,
     time_limit=settings.RUN_TIME_LIMIT,
 )

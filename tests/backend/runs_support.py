@@ -166,14 +166,12 @@ def database_url() -> str:
     return f"postgres://{settings.get('USER') or 'postgres'}@{host}:{port}/{settings['NAME']}"
 
 
-@contextmanager
-def serving(django_db_blocker: Any, **environment: str) -> Iterator[str]:
-    """`manage.py serve` on a free port, on the test database (whose runs queue only its
-    worker takes); yields `host:port`."""
-    port = free_port()
+def served_environment(django_db_blocker: Any, **environment: str) -> dict[str, str]:
+    """The environment of the product's processes on the test database (whose runs queue
+    only its workers take)."""
     with django_db_blocker.unblock():
         url = database_url()
-    env = {
+    return {
         **os.environ,
         "DATABASE_URL": url,
         "PYTHONPATH": os.pathsep.join([str(REPO / "backend"), str(REPO)]),
@@ -181,10 +179,17 @@ def serving(django_db_blocker: Any, **environment: str) -> Iterator[str]:
         "PASSWORD_HASHERS": ",".join(FAST_HASHERS),
         **environment,
     }
+
+
+@contextmanager
+def serving(django_db_blocker: Any, *, workers: bool = True, **environment: str) -> Iterator[str]:
+    """`manage.py serve` on a free port, on the test database (with its Celery workers,
+    or none: `--no-worker`); yields `host:port`."""
+    port = free_port()
+    env = served_environment(django_db_blocker, **environment)
+    command = serve_command(port=port) + ([] if workers else ["--no-worker"])
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(
-            serve_command(port=port), cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
-        )
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             wait_until_listening(process, host="127.0.0.1", port=port, timeout=60)
             yield f"127.0.0.1:{port}"

@@ -1,13 +1,13 @@
-"""`manage.py serve`: the whole product on one port: ASGI server plus a Celery worker.
+"""`manage.py serve`: the whole product on one port: ASGI server plus a Celery worker per
+cluster (none with `--no-worker`, when `manage.py worker` runs them elsewhere).
 
-The worker executes runs (`runs.worker`); it is started again if it dies. This process
+The workers execute runs (`runs.worker`); each is started again if it dies. This process
 fails the runs whose worker was lost (`runs.reaper`) every few seconds.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -20,9 +20,7 @@ from config.asgi_server import uvicorn_command
 from config.redis_check import RedisUnavailable, require_redis
 from runs.clusters import cluster_list
 from runs.reaper import reap_lost_runs_forever
-from runs.worker import worker_command
-
-WORKER_RESTART_SECONDS = 5
+from runs.worker import Workers, stop_children, stop_on_sigterm
 
 
 class Command(BaseCommand):
@@ -44,15 +42,12 @@ class Command(BaseCommand):
         )
         env = {**os.environ, "PYTHONPATH": path}
         clusters = [] if options["no_worker"] else list(cluster_list())
-        workers = {
-            name: subprocess.Popen(worker_command(cluster=name), env=env) for name in clusters
-        }
+        workers = Workers(clusters, env=env, say=self.stderr.write)
         server = subprocess.Popen(
             uvicorn_command(host=options["host"], port=options["port"]), env=env
         )
         self.stdout.write(f"StreamGraph Studio on http://{options['host']}:{options['port']}/")
-        # `docker stop` and process managers send SIGTERM: stop the children as on Ctrl-C.
-        signal.signal(signal.SIGTERM, _interrupt)
+        stop_on_sigterm()
         # Runs whose worker died are failed from here too, so that happens when the only
         # worker is the one that died.
         stop = threading.Event()
@@ -66,29 +61,9 @@ class Command(BaseCommand):
         try:
             while server.poll() is None:
                 time.sleep(1)
-                for name, worker in workers.items():
-                    if worker.poll() is None:
-                        continue
-                    self.stderr.write(
-                        f"The Celery worker of cluster {name!r} exited with status "
-                        f"{worker.returncode}; starting another in {WORKER_RESTART_SECONDS} s."
-                    )
-                    time.sleep(WORKER_RESTART_SECONDS)
-                    workers[name] = subprocess.Popen(worker_command(cluster=name), env=env)
+                workers.watch()
         except KeyboardInterrupt:
             pass
         finally:
             stop.set()
-            children = [*workers.values(), server]
-            for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGTERM)
-            for child in children:
-                try:
-                    child.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+            stop_children([server, *workers.processes.values()], timeout=10)
