@@ -48,7 +48,11 @@ DEFAULT = "default"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 _LOCAL = re.compile(r"local(?:\[(\*|[1-9][0-9]{0,3})(?:,([1-9][0-9]{0,2}))?\])?")
 _STANDALONE = re.compile(r"spark://[A-Za-z0-9.-]+:[0-9]{1,5}(?:,[A-Za-z0-9.-]+:[0-9]{1,5})*")
-_KUBERNETES = re.compile(r"k8s://https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/\S*)?")
+# Spark takes `k8s://host:port` for `k8s://https://host:port`; an API server's host may be
+# an IPv6 address in brackets.
+_KUBERNETES = re.compile(
+    r"k8s://(?:https?://)?(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:/\S*)?"
+)
 _LIMIT_KEYS = frozenset({"maxParallelism", "maxSubtasks"})
 _SPARK_KEYS = frozenset(
     {
@@ -208,7 +212,8 @@ def check_master(master: str, *, where: str) -> str:
         return master
     raise ClusterConfigError(
         f"{where}: {master!r} is not a Spark master: use local, local[N], local[*], "
-        "local[N,F], local[*,F], spark://host:port, k8s://https://host:port or yarn"
+        "local[N,F], local[*,F], spark://host:port, k8s://https://host:port (or "
+        "k8s://host:port) or yarn"
     )
 
 

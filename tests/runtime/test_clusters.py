@@ -50,6 +50,10 @@ def test_default_is_always_there_and_first() -> None:
         "spark://h:7077",
         "spark://a:7077,b:7077",
         "k8s://https://kube.example:6443",
+        "k8s://https://kubernetes.default.svc",
+        "k8s://kube.example:6443",
+        "k8s://http://127.0.0.1:8001",
+        "k8s://https://[fd00::1]:6443",
         "yarn",
     ],
 )
@@ -59,7 +63,18 @@ def test_masters_spark_knows_are_accepted(master: str) -> None:
 
 @pytest.mark.parametrize(
     "master",
-    ["local[0]", "local[99999999]", "local[2", "spark://h", "mesos://h:1", "k8s://x:1", ""],
+    [
+        "local[0]",
+        "local[99999999]",
+        "local[2",
+        "spark://h",
+        "mesos://h:1",
+        "k8s://",
+        "k8s://ftp://h:1",
+        "k8s://https://h:port",
+        "k8s://https://[h]:1",
+        "",
+    ],
 )
 def test_other_masters_are_refused_saying_where(master: str) -> None:
     with pytest.raises(ClusterConfigError, match=r"^SPARK_MASTER: .* is not a Spark master"):
@@ -204,6 +219,8 @@ def test_links_name_the_application() -> None:
         # Executors on another host cannot reach a driver on loopback, nor run its interpreter.
         ({"master": "spark://h:7077", "python": "python3"}, 'must reach the driver: give "host"'),
         ({"master": "yarn", "host": "w1"}, 'give "python", the interpreter'),
+        ({"master": "k8s://https://kube:6443", "python": "python3"}, 'give "host", the'),
+        ({"master": "k8s://kube:6443", "host": "w1"}, 'give "python", the interpreter'),
         ({"master": "local[2]", "pythonArchive": "/e.tar.gz"}, "a local master runs its Python"),
         ({**REMOTE, "pythonArchive": "/srv/env.rar"}, "is not an archive Spark unpacks"),
         ({**REMOTE, "pythonArchive": "/srv/e.zip#a b"}, "is not an archive Spark unpacks"),
@@ -264,3 +281,29 @@ def test_executors_may_reach_the_events_redis_by_another_url() -> None:
     # Without one, executors publish where the worker does; no Spark property says it.
     assert profiles(big=REMOTE)["big"].events_url is None
     assert not any("redis" in value for value in big.spark_properties().values())
+
+
+def test_a_kubernetes_profile_runs_the_driver_in_the_workers_pod() -> None:
+    # Client mode: the driver lives in the Celery worker's pod, behind a headless service.
+    kube = {
+        "master": "k8s://https://kubernetes.default.svc:443",
+        "host": "studio-worker-0.studio-worker.studio.svc.cluster.local",
+        "bindAddress": "0.0.0.0",
+        "driverPort": 7078,
+        "blockManagerPort": 7079,
+        "python": "/usr/local/bin/python",
+        "sparkConf": {
+            "spark.kubernetes.container.image": "registry.example/streamgraph-studio:1.4",
+            "spark.kubernetes.namespace": "studio",
+            "spark.kubernetes.authenticate.executor.serviceAccountName": "studio-executor",
+            "spark.kubernetes.driver.pod.name": "studio-worker-0",
+            "spark.executor.instances": 2,
+        },
+    }
+    found = profiles(kube=kube)["kube"]
+    assert not found.is_local and found.max_attempts == 4
+    properties = found.spark_properties()
+    assert properties["spark.driver.host"] == kube["host"]
+    assert properties["spark.pyspark.python"] == "/usr/local/bin/python"
+    assert properties["spark.kubernetes.namespace"] == "studio"
+    assert properties["spark.executor.instances"] == "2"
