@@ -132,3 +132,26 @@ def test_good_cluster_settings_pass_the_checks() -> None:
     )
 
     assert _check(SECRET_KEY="k" * 50, SPARK_CLUSTERS=clusters).returncode == 0
+
+
+def test_the_compose_cluster_passes_the_checks_in_both_of_its_workers() -> None:
+    import yaml
+
+    services = yaml.safe_load((REPO / "docker" / "compose.yaml").read_text())["services"]
+    profiles = {}
+    for name in ("web", "worker"):
+        clusters = services[name]["environment"]["SPARK_CLUSTERS"]
+        process = _check(SECRET_KEY="k" * 50, SPARK_CLUSTERS=clusters)
+        assert process.returncode == 0, process.stderr
+        profiles[name] = json.loads(clusters)["compose"]
+        # Executors connect back to the container whose worker drives the run.
+        assert profiles[name]["host"] == name
+    assert {**profiles["web"], "host": ""} == {**profiles["worker"], "host": ""}
+    master = profiles["web"]["master"]
+    assert master == "spark://spark-master:7077" == services["spark-worker"]["command"][-1]
+    assert services["worker"]["command"][-3:] == ["run_worker", "--cluster", "compose"]
+    # One volume, at the same path wherever a driver or an executor touches the data.
+    data = profiles["web"]["dataUri"].removeprefix("file://")
+    for name in ("web", "worker", "spark-worker"):
+        [(volume, path)] = (mount.split(":") for mount in services[name]["volumes"])
+        assert (volume, data.startswith(path + "/")) == ("data", True)
