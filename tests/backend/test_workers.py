@@ -1,0 +1,146 @@
+"""Several workers sharing the runs queue, as workers on several hosts do: the web server
+without workers (`manage.py serve --no-worker`) and two `manage.py run_worker` processes
+of their own, all on the test database and Redis.
+
+- Queued runs are shared: each is driven by the one worker that claimed it, and a busy
+  worker holds no queued run back from an idle one.
+- A worker killed in the middle of a run: the reaper of the other fails that run within
+  seconds (the web server, without workers, reaps too), and the queue's next run
+  finishes on the other.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import IO, Any
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from runs.models import Run
+from runs.worker import stop_children
+from tests.backend.factories import Team, make_team
+from tests.backend.runs_support import (
+    ENDED,
+    REPO,
+    make_runnable_version,
+    run_status,
+    runnable_document,
+    served_environment,
+    serving,
+    wait_for,
+)
+from tests.backend.test_live_server import Http
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ENVIRONMENT = {
+    "RUN_EXECUTOR": "local",
+    # One run at a time each, so that two runs at once need both workers.
+    "RUN_WORKER_CONCURRENCY": "1",
+    "RUN_HEARTBEAT_SECONDS": "1",
+    "RUN_HEARTBEAT_TIMEOUT": "4",
+}
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    with serving(django_db_blocker, workers=False, **ENVIRONMENT) as host:
+        yield host
+
+
+@pytest.fixture(scope="module")
+def workers(server: str, django_db_blocker: Any) -> Iterator[list[subprocess.Popen[bytes]]]:
+    env = served_environment(django_db_blocker, **ENVIRONMENT)
+    with ExitStack() as stack:
+        logs = [stack.enter_context(tempfile.TemporaryFile()) for _ in range(2)]
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "manage.py", "run_worker"],
+                cwd=REPO,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            for log in logs
+        ]
+        try:
+            ready = lambda: all(b" ready." in read(log) for log in logs)  # noqa: E731
+            wait_for(ready, 60, "both workers ready")
+            yield processes
+        finally:
+            for process in processes:
+                process.send_signal(signal.SIGINT)
+            stop_children(processes, timeout=30)
+
+
+def read(log: IO[bytes]) -> bytes:
+    log.seek(0)
+    return log.read()
+
+
+SHORT, LONG, TINY = 2, 3, 4
+"""Versions of the team's pipeline: a second of work, far more, and next to none."""
+
+
+@pytest.fixture
+def team() -> Team:
+    team = make_team()
+    for to in (200_000, 200_000_000, 1_000):
+        make_runnable_version(
+            pipeline=team.pipeline, author=team.owner, document=runnable_document(to=to)
+        )
+    return team
+
+
+def start(server: str, team: Team, version: int) -> int:
+    token = Token.objects.get_or_create(user=team.owner)[0].key
+    status, run = Http(server, token).call(
+        "POST", f"/api/pipelines/{team.pipeline.pk}/runs/", {"version": version}
+    )
+    assert status == 201, run
+    return int(run["id"])
+
+
+def test_workers_share_the_queue_and_each_run_has_one(
+    server: str, workers: list[subprocess.Popen[bytes]], team: Team
+) -> None:
+    runs = [start(server, team, SHORT) for _ in range(4)]
+    wait_for(lambda: all(run_status(r) in ENDED for r in runs), 90, "the four runs ending")
+    ended = Run.objects.filter(pk__in=runs)
+    assert {run.status for run in ended} == {"FINISHED"}
+    # Both workers drove runs: each claimed its own (QUEUED -> CREATED once, by it).
+    drivers = {run.worker for run in ended}
+    assert len(drivers) == 2, drivers
+    for run in ended:
+        claims = [
+            entry.changes["run"]
+            for entry in run.journal.order_by("seq")
+            if entry.changes.get("run", {}).get("status") == "CREATED"
+        ]
+        assert [claim["worker"] for claim in claims] == [run.worker]
+
+
+def test_a_killed_worker_s_run_fails_and_the_queue_goes_on(
+    server: str, workers: list[subprocess.Popen[bytes]], team: Team
+) -> None:
+    long = start(server, team, LONG)
+    wait_for(lambda: run_status(long) == "RUNNING", 60, "the long run running")
+    driver = Run.objects.get(pk=long).worker
+    os.kill(int(driver.rsplit(":", 1)[1]), signal.SIGKILL)
+    took = wait_for(lambda: run_status(long) == "FAILED", 30, "the killed worker's run failing")
+    assert took < 15
+    lost = Run.objects.get(pk=long)
+    assert lost.error.startswith(f"lost worker: {driver} stopped reporting")
+    # The next run finishes on the other worker.
+    after = start(server, team, TINY)
+    wait_for(lambda: run_status(after) in ENDED, 60, "the next run ending")
+    assert run_status(after) == "FINISHED"
+    assert Run.objects.get(pk=after).worker not in {driver, ""}
+    assert [process.poll() is None for process in workers].count(True) == 1
