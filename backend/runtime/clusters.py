@@ -155,7 +155,7 @@ class ClusterProfile:
 
     @property
     def max_attempts(self) -> int:
-        return max_attempts(self.master)
+        return max_attempts(self.master, self.spark_conf)
 
     @property
     def executor_python(self) -> str | None:
@@ -197,12 +197,19 @@ class ClusterProfile:
         return {k: v.replace(PLACEHOLDER, application_id) for k, v in found.items() if v}
 
 
-def max_attempts(master: str) -> int:
+CLUSTER_TASK_ATTEMPTS = 3
+"""Attempts per task on a cluster master (`spark.task.maxFailures`, which the worker's
+session sets) unless its profile's `sparkConf` says otherwise."""
+
+
+def max_attempts(master: str, spark_conf: tuple[tuple[str, str], ...] = ()) -> int:
     """Attempts per task a master allows: F of `local[N,F]`, otherwise 1 for a local master
-    (Spark never retries there) and Spark's default 4 for a cluster."""
+    (Spark never retries there), and for a cluster the profile's `spark.task.maxFailures`
+    or `CLUSTER_TASK_ATTEMPTS`."""
     match = _LOCAL.fullmatch(master)
     if match is None:
-        return 4
+        configured = dict(spark_conf).get("spark.task.maxFailures")
+        return int(configured) if configured is not None else CLUSTER_TASK_ATTEMPTS
     return int(match.group(2) or 1)
 
 
@@ -337,7 +344,10 @@ def _spark_conf(raw: object, where: str) -> tuple[tuple[str, str], ...]:
                 f"{where}: {key} is not the profile's to set (see docs/RUNTIME.md, "
                 "Running on a cluster)"
             )
-        properties.append((key, _property_text(value, f"{where}[{key!r}]")))
+        text = _property_text(value, f"{where}[{key!r}]")
+        if key == "spark.task.maxFailures" and not (text.isdigit() and 1 <= int(text) <= 100):
+            raise ClusterConfigError(f"{where}[{key!r}]: give attempts from 1 to 100, not {text}")
+        properties.append((key, text))
     return tuple(sorted(properties))
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from compiler.pipeline import compile_document
 from runtime.clusters import (
+    CLUSTER_TASK_ATTEMPTS,
     OWNED_PROPERTIES,
     ClusterConfigError,
     ClusterProfile,
@@ -18,6 +19,7 @@ from runtime.clusters import (
     max_attempts,
 )
 from runtime.events import shown_url
+from runtime.spark.session import SparkSettings
 from tests.runtime.builders import Doc
 
 REMOTE = {"master": "spark://spark-master:7077", "host": "10.0.0.9", "python": "/opt/py/bin/python"}
@@ -101,10 +103,21 @@ def test_bad_profiles_are_named(clusters: dict[str, Any], message: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("master", "attempts"), [("local", 1), ("local[4]", 1), ("local[*,3]", 3), ("spark://h:1", 4)]
+    ("master", "attempts"), [("local", 1), ("local[4]", 1), ("local[*,3]", 3), ("spark://h:1", 3)]
 )
 def test_attempts_per_task_follow_the_master(master: str, attempts: int) -> None:
     assert max_attempts(master) == attempts
+
+
+def test_a_clusters_attempts_are_what_its_session_sets() -> None:
+    # The session's `spark.task.maxFailures`, or the profile's own, which Spark then takes.
+    assert SparkSettings().spark_conf()["spark.task.maxFailures"] == str(CLUSTER_TASK_ATTEMPTS)
+    assert profiles(big=REMOTE)["big"].max_attempts == CLUSTER_TASK_ATTEMPTS
+    tuned = profiles(big={**REMOTE, "sparkConf": {"spark.task.maxFailures": 8}})["big"]
+    assert tuned.max_attempts == 8
+    assert SparkSettings.for_cluster(tuned).spark_conf()["spark.task.maxFailures"] == "8"
+    with pytest.raises(ClusterConfigError, match="give attempts from 1 to 100, not 0"):
+        profiles(big={**REMOTE, "sparkConf": {"spark.task.maxFailures": 0}})
 
 
 def test_limits_name_each_vertex_above_them_and_the_total() -> None:
@@ -301,7 +314,7 @@ def test_a_kubernetes_profile_runs_the_driver_in_the_workers_pod() -> None:
         },
     }
     found = profiles(kube=kube)["kube"]
-    assert not found.is_local and found.max_attempts == 4
+    assert not found.is_local and found.max_attempts == CLUSTER_TASK_ATTEMPTS
     properties = found.spark_properties()
     assert properties["spark.driver.host"] == kube["host"]
     assert properties["spark.pyspark.python"] == "/usr/local/bin/python"

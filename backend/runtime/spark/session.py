@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from runtime.clusters import ClusterProfile
+from runtime.clusters import CLUSTER_TASK_ATTEMPTS, ClusterProfile
 from runtime.shipping import code_zip
 from runtime.spark.listener import ListenerHub
 
@@ -60,8 +60,9 @@ class SparkSettings:
     and the compiler never come from there: the session ships them (`code_cache_dir`)."""
     code_cache_dir: str | None = None
     """Where the zip of the code is kept between sessions; None: `DEFAULT_CODE_CACHE`."""
-    task_max_failures: int = 3
-    """Attempts per task on cluster masters (a local master takes it from `local[N,F]`)."""
+    task_max_failures: int = CLUSTER_TASK_ATTEMPTS
+    """Attempts per task on cluster masters (a local master takes it from `local[N,F]`; a
+    profile's `sparkConf` may set another)."""
     python_worker_memory: str | None = DEFAULT_PYTHON_WORKER_MEMORY
     """The address space each Python worker may use (`spark.executor.pyspark.memory`, a
     Spark size such as `1g`): an expression that builds something huge fails its task
