@@ -41,6 +41,13 @@ def worker_command(
     ]  # fmt: skip
 
 
+def worker_environment() -> dict[str, str]:
+    """This process's environment for the processes it starts: Celery and uvicorn import
+    `config` and the apps from the backend folder."""
+    path = os.pathsep.join(filter(None, [str(settings.BACKEND_DIR), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
 RESTART_SECONDS = 5
 """How long a worker that exited stays down before it is started again."""
 

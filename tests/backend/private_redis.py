@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import signal
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import redis
@@ -62,6 +64,18 @@ class PrivateRedis:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=10)
         self.process = None
+
+
+@contextmanager
+def private_redis_server(folder: Path, *, tls: bool = False) -> Iterator[PrivateRedis]:
+    """A `PrivateRedis` started in `folder`, killed at the end unless it is down already."""
+    server = PrivateRedis(folder, tls=tls)
+    server.start()
+    try:
+        yield server
+    finally:
+        if server.process is not None:
+            server.kill()
 
 
 def _answers(client: redis.Redis) -> bool:

@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -199,6 +200,42 @@ def serving(django_db_blocker: Any, *, workers: bool = True, **environment: str)
             pytest.fail(f"manage.py serve did not start ({error}):\n{output}")
         finally:
             stop_serving(process, timeout=30)
+
+
+@contextmanager
+def run_workers(
+    django_db_blocker: Any, environments: list[dict[str, str]], *, cluster: str = "default"
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """`manage.py run_worker --cluster CLUSTER` processes on the test database, one per
+    environment (over `served_environment`), once each waits for runs; stopped as Ctrl+C
+    stops them at the end."""
+    with ExitStack() as stack:
+        started: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
+        for environment in environments:
+            log = stack.enter_context(tempfile.TemporaryFile())
+            process = subprocess.Popen(
+                [sys.executable, "manage.py", "run_worker", "--cluster", cluster],
+                cwd=REPO,
+                env=served_environment(django_db_blocker, **environment),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            stack.callback(stop_serving, process, timeout=30)
+            started.append((process, log))
+
+        def ready() -> bool:
+            for process, log in started:
+                assert process.poll() is None, tail(log)
+            return all(" ready." in tail(log) for _, log in started)
+
+        wait_for(ready, 60, "the workers waiting for runs")
+        yield [process for process, _ in started]
+
+
+def tail(log: IO[bytes]) -> str:
+    """The end of a process's output, for a failure's message."""
+    log.seek(0)
+    return log.read().decode(errors="replace")[-3000:]
 
 
 async def follow(

@@ -30,7 +30,7 @@ from compiler.edits import Edit, apply_edit
 from pipelines.models import Pipeline, PipelineEdit
 from runs.models import Run
 from tests.backend.factories import Team, make_team
-from tests.backend.private_redis import PrivateRedis
+from tests.backend.private_redis import PrivateRedis, private_redis_server
 from tests.backend.runs_support import (
     ENDED,
     follow,
@@ -52,11 +52,8 @@ RESYNC_SECONDS = 5.0
 
 @pytest.fixture(scope="module")
 def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path_factory.mktemp("redis"))
-    server.start()
-    yield server
-    if server.process is not None:
-        server.kill()
+    with private_redis_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

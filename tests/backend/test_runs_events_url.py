@@ -24,7 +24,7 @@ from websockets.asyncio.client import connect
 from config.asgi_server import free_port
 from runs.execution import EVENTS_SILENCE_SECONDS
 from tests.backend.factories import make_team
-from tests.backend.private_redis import PrivateRedis
+from tests.backend.private_redis import PrivateRedis, private_redis_server
 from tests.backend.runs_support import (
     ENDED,
     apply,
@@ -43,11 +43,8 @@ BLIND = "blind"
 
 @pytest.fixture(scope="module")
 def events_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path_factory.mktemp("events-redis"), tls=True)
-    server.start()
-    yield server
-    if server.process is not None:
-        server.kill()
+    with private_redis_server(tmp_path_factory.mktemp("events-redis"), tls=True) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

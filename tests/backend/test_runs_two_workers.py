@@ -8,23 +8,17 @@ without the cap the first would hold every core and the second get no executor."
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
-from config.asgi_server import stop_serving
 from runs.models import Run
 from runs.services import run_start
-from tests.backend.conftest import FAST_HASHERS
 from tests.backend.factories import make_team
-from tests.backend.runs_support import REPO, database_url, make_runnable_version, wait_for
+from tests.backend.runs_support import make_runnable_version, run_workers, wait_for
 from tests.backend.spark_cluster import StandaloneCluster
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,45 +56,19 @@ def two_workers(
     same profile, so it queues runs where they take them."""
     (tmp_path / "executor-path").mkdir()
     settings.SPARK_CLUSTERS = json.loads(_profile(spark_cluster, tmp_path, "127.0.0.1"))
-    with django_db_blocker.unblock():
-        url = database_url()
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "PASSWORD_HASHERS": ",".join(FAST_HASHERS),
+    environment = {
         "RUN_EXECUTOR": "spark",
         "RUN_WORKER_CONCURRENCY": "1",
         "RUNTIME_DATA_DIR": str(tmp_path / "data"),
         "RUNTIME_CACHE_DIR": str(tmp_path / "cache"),
     }
-    with ExitStack() as stack:
-        processes: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
-        # Both on loopback here; in compose each advertises its own service name.
-        for host in ("127.0.0.1", "localhost"):
-            log = stack.enter_context(tempfile.TemporaryFile())
-            process = subprocess.Popen(
-                [sys.executable, "manage.py", "run_worker", "--cluster", CLUSTER],
-                cwd=REPO,
-                env={**env, "SPARK_CLUSTERS": _profile(spark_cluster, tmp_path, host)},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            stack.callback(stop_serving, process, timeout=30)
-            processes.append((process, log))
-
-        def ready() -> bool:
-            for process, log in processes:
-                assert process.poll() is None, _tail(log)
-            return all(b" ready." in _tail(log).encode() for _, log in processes)
-
-        wait_for(ready, 60, "both workers to wait for runs")
-        yield [process.pid for process, _ in processes]
-
-
-def _tail(log: IO[bytes]) -> str:
-    log.seek(0)
-    return log.read().decode(errors="replace")[-3000:]
+    # Both on loopback here; in compose each advertises its own service name.
+    environments = [
+        {**environment, "SPARK_CLUSTERS": _profile(spark_cluster, tmp_path, host)}
+        for host in ("127.0.0.1", "localhost")
+    ]
+    with run_workers(django_db_blocker, environments, cluster=CLUSTER) as processes:
+        yield [process.pid for process in processes]
 
 
 def test_runs_of_one_cluster_are_shared_by_its_workers_each_with_its_application(

@@ -1,4 +1,5 @@
-"""Several workers sharing the runs queue, as workers on several hosts do: the web server
+"""`manage.py run_worker`: workers sharing the runs queue, as workers on several hosts do
+(`test_runs_two_workers.py` on a standalone cluster, as compose runs them): the web server
 without workers (`manage.py serve --no-worker`) and two `manage.py run_worker` processes
 of their own, all on the test database and Redis.
 
@@ -13,26 +14,24 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
-from contextlib import ExitStack
-from typing import IO, Any
+from typing import Any
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from rest_framework.authtoken.models import Token
 
 from runs.models import Run
-from runs.worker import stop_children
 from tests.backend.factories import Team, make_team
 from tests.backend.runs_support import (
     ENDED,
-    REPO,
     make_runnable_version,
     run_status,
+    run_workers,
     runnable_document,
-    served_environment,
     serving,
     wait_for,
 )
@@ -57,32 +56,8 @@ def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def workers(server: str, django_db_blocker: Any) -> Iterator[list[subprocess.Popen[bytes]]]:
-    env = served_environment(django_db_blocker, **ENVIRONMENT)
-    with ExitStack() as stack:
-        logs = [stack.enter_context(tempfile.TemporaryFile()) for _ in range(2)]
-        processes = [
-            subprocess.Popen(
-                [sys.executable, "manage.py", "run_worker"],
-                cwd=REPO,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            for log in logs
-        ]
-        try:
-            ready = lambda: all(b" ready." in read(log) for log in logs)  # noqa: E731
-            wait_for(ready, 60, "both workers ready")
-            yield processes
-        finally:
-            for process in processes:
-                process.send_signal(signal.SIGINT)
-            stop_children(processes, timeout=30)
-
-
-def read(log: IO[bytes]) -> bytes:
-    log.seek(0)
-    return log.read()
+    with run_workers(django_db_blocker, [ENVIRONMENT, ENVIRONMENT]) as processes:
+        yield processes
 
 
 SHORT, LONG, TINY = 2, 3, 4
@@ -116,8 +91,9 @@ def test_workers_share_the_queue_and_each_run_has_one(
     ended = Run.objects.filter(pk__in=runs)
     assert {run.status for run in ended} == {"FINISHED"}
     # Both workers drove runs: each claimed its own (QUEUED -> CREATED once, by it).
+    # The commands became the workers: the runs' drivers are those very processes.
     drivers = {run.worker for run in ended}
-    assert len(drivers) == 2, drivers
+    assert drivers == {f"{socket.gethostname()}:{process.pid}" for process in workers}
     for run in ended:
         claims = [
             entry.changes["run"]
@@ -144,3 +120,8 @@ def test_a_killed_worker_s_run_fails_and_the_queue_goes_on(
     assert run_status(after) == "FINISHED"
     assert Run.objects.get(pk=after).worker not in {driver, ""}
     assert [process.poll() is None for process in workers].count(True) == 1
+
+
+def test_a_worker_of_an_unknown_cluster_is_refused_naming_the_known_ones() -> None:
+    with pytest.raises(CommandError, match=r"no cluster 'nope'.*the clusters are: default"):
+        call_command("run_worker", "--cluster", "nope")

@@ -20,7 +20,7 @@ from config.asgi_server import uvicorn_command
 from config.redis_check import RedisUnavailable, require_redis
 from runs.clusters import cluster_list
 from runs.reaper import reap_lost_runs_forever
-from runs.worker import Workers, stop_children, stop_on_sigterm
+from runs.worker import Workers, stop_children, stop_on_sigterm, worker_environment
 
 
 class Command(BaseCommand):
@@ -36,11 +36,7 @@ class Command(BaseCommand):
             require_redis(settings.REDIS_URL)
         except RedisUnavailable as error:
             raise CommandError(str(error)) from error
-        # The children import `config` and the apps from the backend folder.
-        path = os.pathsep.join(
-            filter(None, [str(settings.BACKEND_DIR), os.environ.get("PYTHONPATH")])
-        )
-        env = {**os.environ, "PYTHONPATH": path}
+        env = worker_environment()
         clusters = [] if options["no_worker"] else list(cluster_list())
         workers = Workers(clusters, env=env, say=self.stderr.write)
         server = subprocess.Popen(

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config.redis_check import RedisUnavailable, require_redis
 from runs.clusters import cluster_list
-from runs.worker import worker_command
+from runs.worker import worker_command, worker_environment
 from runtime.clusters import DEFAULT
 
 
@@ -39,9 +39,5 @@ class Command(BaseCommand):
             require_redis(settings.REDIS_URL)
         except RedisUnavailable as error:
             raise CommandError(str(error)) from error
-        # Celery imports `config` and the apps from the backend folder.
-        path = os.pathsep.join(
-            filter(None, [str(settings.BACKEND_DIR), os.environ.get("PYTHONPATH")])
-        )
         command = worker_command(cluster=cluster)
-        os.execve(command[0], command, {**os.environ, "PYTHONPATH": path})
+        os.execve(command[0], command, worker_environment())
