@@ -49,6 +49,18 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+class FormBooleanField(serializers.BooleanField):
+    """`true` or `false` as a form or a query string sends them (text), or as JSON."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if data in ("true", True):
+            return True
+        if data in ("false", False):
+            return False
+        self.fail("invalid", input=data)
+        raise AssertionError  # fail raises
+
+
 _UNKNOWN = "This request has no such field."
 
 

@@ -9,20 +9,14 @@ from rest_framework import serializers
 
 from compiler.model import UPPER_BOUND_MAX_PARALLELISM
 from config.converters import MAX_ID
-from config.fields import QuerySerializer, RequestSerializer, StrictBooleanField, TextField
+from config.fields import (
+    FormBooleanField,
+    QuerySerializer,
+    RequestSerializer,
+    StrictBooleanField,
+    TextField,
+)
 from savepoints.services import LABEL_MAX
-
-
-class _FormBooleanField(serializers.BooleanField):
-    """`true` or `false` as a form sends them (a multipart field is text)."""
-
-    def to_internal_value(self, data: Any) -> bool:
-        if data in ("true", True):
-            return True
-        if data in ("false", False):
-            return False
-        self.fail("invalid", input=data)
-        raise AssertionError  # fail raises
 
 
 class SavepointUploadSerializer(RequestSerializer):
@@ -32,7 +26,7 @@ class SavepointUploadSerializer(RequestSerializer):
     label = TextField(  # type: ignore[assignment]  # a field named like Field.label
         max_length=LABEL_MAX, help_text='What it is, such as "production 2026-11-20".'
     )
-    current = _FormBooleanField(
+    current = FormBooleanField(
         required=False,
         default=False,
         help_text="Make it the savepoint production restores from (`true` or `false`).",
@@ -69,7 +63,7 @@ class RestoreCheckQuerySerializer(QuerySerializer):
         required=False,
         help_text="A version number; the working copy if omitted.",
     )
-    allowNonRestoredState = _FormBooleanField(
+    allowNonRestoredState = FormBooleanField(
         required=False,
         default=False,
         help_text="Start even if some state maps to no operator (Flink's "
