@@ -116,16 +116,43 @@ def live_plan(compilation: Compilation) -> dict[str, Any]:
 
 
 def plan_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """What turns `old` into `new`: per keyed section the changed entries and removed keys."""
+    """What turns `old` into `new`: per keyed section the new entries (`set`), the removed
+    keys (`remove`) and, for an entry that stays, only its fields that changed (`patch`:
+    an edit that breaks a chain gives every operator downstream a new OperatorID, and
+    whole entries would make its delta hundreds of kilobytes).
+
+    A client that knows no `patch` must not apply a delta with one: such a section always
+    lacks `set` or `remove`, which that client requires, so it asks for a snapshot."""
     delta: dict[str, Any] = {}
     for key in ("format", "ok", "summary", "diagnostics"):
         if old.get(key) != new.get(key):
             delta[key] = new.get(key)
     for section in KEYED_SECTIONS:
         before, after = old.get(section, {}), new.get(section, {})
-        changed = {k: v for k, v in after.items() if before.get(k) != v}
+        if before is after:
+            continue
+        changed: dict[str, Any] = {}
+        patched: dict[str, Any] = {}
+        for k, entry in after.items():
+            previous = before.get(k)
+            if previous is entry or previous == entry:
+                continue
+            if isinstance(previous, dict) and previous.keys() == entry.keys():
+                patched[k] = {f: v for f, v in entry.items() if previous[f] != v}
+            else:
+                changed[k] = entry
         removed = [k for k in before if k not in after]
-        if changed or removed:
+        if patched and changed and removed:
+            changed.update((k, after[k]) for k in patched)
+            patched = {}
+        if patched:
+            part: dict[str, Any] = {"patch": patched}
+            if changed:
+                part["set"] = changed
+            if removed:
+                part["remove"] = removed
+            delta[section] = part
+        elif changed or removed:
             delta[section] = {"set": changed, "remove": removed}
     return delta
 
@@ -136,9 +163,11 @@ def apply_plan_delta(plan: dict[str, Any], delta: dict[str, Any]) -> dict[str, A
     for key, value in delta.items():
         if key in KEYED_SECTIONS:
             section = result.setdefault(key, {})
-            for removed in value["remove"]:
+            for removed in value.get("remove", ()):
                 section.pop(removed, None)
-            section.update(copy.deepcopy(value["set"]))
+            section.update(copy.deepcopy(value.get("set", {})))
+            for entry_key, fields in value.get("patch", {}).items():
+                section[entry_key] = {**section[entry_key], **copy.deepcopy(fields)}
         else:
             result[key] = copy.deepcopy(value)
     return result

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from compiler.diagnostics import Diagnostic, Location, Severity
@@ -66,54 +67,141 @@ def runnability(document: object) -> list[Diagnostic]:
 def _check_document(document: object, report: _Report) -> None:
     if not isinstance(document, dict):
         return
-    nodes = document.get("nodes")
-    edges = document.get("edges")
-    nodes = nodes if isinstance(nodes, list) else []
-    edges = edges if isinstance(edges, list) else []
-    kinds: dict[int, str] = {}
-    params_of: dict[int, dict[str, Any]] = {}
-    for node in nodes:
-        if isinstance(node, dict) and type(node.get("id")) is int:
-            kind = node.get("operator")
-            kinds[node["id"]] = kind if isinstance(kind, str) else ""
-            params = node.get("params")
-            params_of[node["id"]] = params if isinstance(params, dict) else {}
-
-    # In-edges per node and typeNumber, out-edges per node.
-    inputs: dict[int, dict[int, list[int]]] = {}
-    outputs: dict[int, list[int]] = {}
-    for index, edge in enumerate(edges):
-        if not isinstance(edge, dict):
-            continue
-        source, target = edge.get("source"), edge.get("target")
-        type_number = edge.get("typeNumber", 0)
-        if type(target) is int and type(type_number) is int:
-            inputs.setdefault(target, {}).setdefault(type_number, []).append(index)
-        if type(source) is int:
-            outputs.setdefault(source, []).append(index)
-
-    for node in nodes:
-        if not isinstance(node, dict) or type(node.get("id")) is not int:
-            continue
-        node_id = node["id"]
-        kind = kinds[node_id]
-        spec = CATALOG.get(kind)
-        if spec is None:
-            report.add(
-                "run.unknown-operator",
-                f"'{kind}' is not an operator the runtime can run" if kind else "no operator kind",
-                node=node_id,
-                field="operator",
-            )
-            continue
-        if not isinstance(node.get("params", {}), dict):
-            report.add("param.type", "params must be an object", node=node_id, field="params")
-        _check_params(node_id, spec, params_of[node_id], report)
-        _check_inputs(node_id, spec, inputs.get(node_id, {}), outputs.get(node_id, []), report)
-
-    for index, edge in enumerate(edges):
+    context = _Context.of(document)
+    for node in context.nodes:
+        _check_node(node, context, report)
+    for index, edge in enumerate(context.edges):
         if isinstance(edge, dict):
-            _check_edge(index, edge, kinds, params_of, report)
+            _check_edge(index, edge, context.kinds, context.params_of, report)
+
+
+class _Context:
+    """What the checks of one node or edge read of the rest of the document."""
+
+    def __init__(self, nodes: list[Any], edges: list[Any]) -> None:
+        self.nodes = nodes
+        self.edges = edges
+        self.kinds: dict[int, str] = {}
+        self.params_of: dict[int, dict[str, Any]] = {}
+        # In-edges per node and typeNumber, out-edges per node.
+        self.inputs: dict[int, dict[int, list[int]]] = {}
+        self.outputs: dict[int, list[int]] = {}
+
+    @staticmethod
+    def of(document: dict[str, Any], only: set[int] | None = None) -> _Context:
+        """The context of the whole document, or (`only`) of the nodes with these ids and
+        the edges that touch them: all their checks read."""
+        nodes = document.get("nodes")
+        edges = document.get("edges")
+        context = _Context(
+            nodes if isinstance(nodes, list) else [], edges if isinstance(edges, list) else []
+        )
+        for node in context.nodes:
+            if isinstance(node, dict) and type(node.get("id")) is int:
+                if only is not None and node["id"] not in only:
+                    continue
+                kind = node.get("operator")
+                context.kinds[node["id"]] = kind if isinstance(kind, str) else ""
+                params = node.get("params")
+                context.params_of[node["id"]] = params if isinstance(params, dict) else {}
+        for index, edge in enumerate(context.edges):
+            if not isinstance(edge, dict):
+                continue
+            source, target = edge.get("source"), edge.get("target")
+            type_number = edge.get("typeNumber", 0)
+            if type(target) is int and type(type_number) is int:
+                context.inputs.setdefault(target, {}).setdefault(type_number, []).append(index)
+            if type(source) is int:
+                context.outputs.setdefault(source, []).append(index)
+        return context
+
+
+def _check_node(node: object, context: _Context, report: _Report) -> None:
+    if not isinstance(node, dict) or type(node.get("id")) is not int:
+        return
+    node_id = node["id"]
+    kind = context.kinds[node_id]
+    spec = CATALOG.get(kind)
+    if spec is None:
+        report.add(
+            "run.unknown-operator",
+            f"'{kind}' is not an operator the runtime can run" if kind else "no operator kind",
+            node=node_id,
+            field="operator",
+        )
+        return
+    if not isinstance(node.get("params", {}), dict):
+        report.add("param.type", "params must be an object", node=node_id, field="params")
+    _check_params(node_id, spec, context.params_of[node_id], report)
+    _check_inputs(
+        node_id, spec, context.inputs.get(node_id, {}), context.outputs.get(node_id, []), report
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ElementProblems:
+    """The run problems of some nodes and of the edges that touch them, each on its own
+    (`runnability` is the nodes' in document order, then the edges')."""
+
+    nodes: dict[int, list[Diagnostic]]
+    edges: dict[int, list[Diagnostic]]
+    """By edge index."""
+
+
+def element_runnability(document: dict[str, Any], node_ids: set[int]) -> ElementProblems:
+    """The run problems of the nodes with these ids and of every edge into or out of
+    them, as `runnability` finds them; raises on what it cannot read (the caller checks
+    the whole document then)."""
+    edges_list = document.get("edges")
+    neighbours: set[int] = set()
+    for edge in edges_list if isinstance(edges_list, list) else []:
+        if isinstance(edge, dict):
+            ends = (edge.get("source"), edge.get("target"))
+            if ends[0] in node_ids or ends[1] in node_ids:
+                neighbours.update(e for e in ends if type(e) is int)
+    # An edge's checks read the kinds and parameters of both its ends.
+    context = _Context.of(document, node_ids | neighbours)
+    nodes: dict[int, list[Diagnostic]] = {}
+    for node in context.nodes:
+        if isinstance(node, dict) and node.get("id") in node_ids:
+            report = _Report()
+            _check_node(node, context, report)
+            nodes[node["id"]] = report.diagnostics
+    edges: dict[int, list[Diagnostic]] = {}
+    touching = {i for n in node_ids for group in context.inputs.get(n, {}).values() for i in group}
+    touching.update(i for n in node_ids for i in context.outputs.get(n, []))
+    for index in touching:
+        report = _Report()
+        _check_edge(index, context.edges[index], context.kinds, context.params_of, report)
+        edges[index] = report.diagnostics
+    return ElementProblems(nodes=nodes, edges=edges)
+
+
+def runnability_by_element(
+    document: object,
+) -> tuple[dict[int, list[Diagnostic]], list[list[Diagnostic]]] | None:
+    """`runnability` split into each node's problems (by id) and each edge's (by index);
+    None when the document cannot be checked element by element (what `runnability`
+    reports as unreadable)."""
+    if not isinstance(document, dict):
+        return {}, []
+    try:
+        context = _Context.of(document)
+        nodes: dict[int, list[Diagnostic]] = {}
+        for node in context.nodes:
+            report = _Report()
+            _check_node(node, context, report)
+            if isinstance(node, dict) and type(node.get("id")) is int:
+                nodes[node["id"]] = report.diagnostics
+        edges: list[list[Diagnostic]] = []
+        for index, edge in enumerate(context.edges):
+            report = _Report()
+            if isinstance(edge, dict):
+                _check_edge(index, edge, context.kinds, context.params_of, report)
+            edges.append(report.diagnostics)
+    except Exception:  # unreadable: `runnability` says so
+        return None
+    return nodes, edges
 
 
 def _check_params(node: int, spec: OperatorSpec, params: dict[str, Any], report: _Report) -> None:

@@ -214,8 +214,8 @@ describe("parseServerMessage", () => {
       "edit_applied: edit: 'kind' must be one of",
     ],
     [
-      ENCODED.edit_applied.replace('"planDelta":{}', '"planDelta":{"nodes":{"set":{}}}'),
-      "edit_applied: planDelta: nodes: 'remove'",
+      ENCODED.edit_applied.replace('"planDelta":{}', '"planDelta":{"nodes":{"set":[]}}'),
+      "edit_applied: planDelta: nodes: 'set'",
     ],
     [
       ENCODED.snapshot.replace('"format":"streamgraph/v1"', '"format":"other"'),

@@ -130,6 +130,23 @@ describe("applyPlanDelta", () => {
   });
 });
 
+describe("field patches", () => {
+  it("changes only the patched fields of an entry and shares the rest", () => {
+    const before = planOf(editsDocument());
+    const [key, entry] = Object.entries(before.nodes)[0] ?? [];
+    if (key === undefined || entry === undefined) {
+      throw new Error("the fixture has nodes");
+    }
+    const after = applyPlanDelta(before, { nodes: { patch: { [key]: { vertex: "ab" } } } });
+    expect(after.nodes[key]).toEqual({ ...entry, vertex: "ab" });
+    expect(before.nodes[key]).toBe(entry);
+    const [other] = Object.keys(before.nodes).filter((k) => k !== key);
+    if (other !== undefined) {
+      expect(after.nodes[other]).toBe(before.nodes[other]);
+    }
+  });
+});
+
 describe("parsing plans and deltas", () => {
   it.each([
     [null, "a plan must be an object"],
@@ -146,7 +163,8 @@ describe("parsing plans and deltas", () => {
 
   it.each([
     [[], "a plan delta must be an object"],
-    [{ nodes: { set: {} } }, "nodes: 'remove' must be a list of keys"],
+    [{ nodes: { set: {}, remove: "3" } }, "nodes: 'remove' must be a list of keys"],
+    [{ nodes: { patch: { "3": 1 } } }, "nodes: patch '3' must be an object"],
     [{ edges: { set: [], remove: [] } }, "edges: 'set' must be an object"],
     [{ ok: "yes" }, "'ok' must be true or false"],
   ])("refuses the delta %j", (raw, message) => {

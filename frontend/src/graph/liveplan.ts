@@ -3,8 +3,9 @@
  *
  * After every edit the server sends a `planDelta` instead of the whole plan:
  * per keyed section (`nodes`, `vertices`, `edges`) the entries to add or
- * replace and the keys to remove, and every other top-level key that changed,
- * whole. `applyPlanDelta` turns the plan of revision N - 1 into that of N.
+ * replace, the keys to remove and, for entries that stay, only the fields that
+ * changed; and every other top-level key that changed, whole. `applyPlanDelta`
+ * turns the plan of revision N - 1 into that of N.
  */
 
 import { getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json";
@@ -98,9 +99,11 @@ export interface LivePlan {
 
 export interface SectionDelta<T> {
   /** Entries to add or replace. */
-  readonly set: Readonly<Record<string, T>>;
+  readonly set?: Readonly<Record<string, T>>;
   /** Keys to remove. */
-  readonly remove: readonly string[];
+  readonly remove?: readonly string[];
+  /** Per entry that stays, only its fields that changed. */
+  readonly patch?: Readonly<Record<string, Partial<T>>>;
 }
 
 /** `compiler.liveplan.plan_delta`: only what changed. */
@@ -129,13 +132,18 @@ export function applyPlanDelta(plan: LivePlan, delta: PlanDelta): LivePlan {
       const change = value as SectionDelta<unknown>;
       const current = result[key];
       const section: Record<string, unknown> = isJsonObject(current) ? { ...current } : {};
-      for (const removed of change.remove) {
+      for (const removed of change.remove ?? []) {
         if (Object.hasOwn(section, removed)) {
           // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- keys are data here
           delete section[removed];
         }
       }
-      for (const [entryKey, entry] of Object.entries(change.set)) {
+      const entries: [string, unknown][] = Object.entries(change.set ?? {});
+      for (const [entryKey, fields] of Object.entries(change.patch ?? {})) {
+        const entry = Object.hasOwn(section, entryKey) ? section[entryKey] : undefined;
+        entries.push([entryKey, { ...(isJsonObject(entry) ? entry : {}), ...fields }]);
+      }
+      for (const [entryKey, entry] of entries) {
         Object.defineProperty(section, entryKey, {
           value: entry,
           writable: true,
@@ -190,7 +198,8 @@ export function parseLivePlan(raw: unknown): LivePlan {
   return raw as unknown as LivePlan;
 }
 
-/** Check the frame of a plan delta: each keyed section has `set` and `remove`. */
+/** Check the frame of a plan delta: each keyed section's `set`, `remove` and `patch`,
+ * each optional. */
 export function parsePlanDelta(raw: unknown): PlanDelta {
   if (!isJsonObject(raw)) {
     throw new InvalidPlan("a plan delta must be an object");
@@ -203,9 +212,22 @@ export function parsePlanDelta(raw: unknown): PlanDelta {
     if (!isJsonObject(change)) {
       throw new InvalidPlan(`'${key}' must be an object`);
     }
-    section(change, "set", `${key}: `);
+    if (getOwn(change, "set") !== undefined) {
+      section(change, "set", `${key}: `);
+    }
+    if (getOwn(change, "patch") !== undefined) {
+      const patch = section(change, "patch", `${key}: `);
+      for (const [entryKey, fields] of Object.entries(patch)) {
+        if (!isJsonObject(fields)) {
+          throw new InvalidPlan(`${key}: patch '${entryKey}' must be an object`);
+        }
+      }
+    }
     const removed: JsonValue | undefined = getOwn(change, "remove");
-    if (!Array.isArray(removed) || !removed.every((item) => typeof item === "string")) {
+    if (
+      removed !== undefined &&
+      (!Array.isArray(removed) || !removed.every((item) => typeof item === "string"))
+    ) {
       throw new InvalidPlan(`${key}: 'remove' must be a list of keys`);
     }
   }

@@ -1,0 +1,155 @@
+"""The live model kept edit by edit equals a full compile of the same document after
+every edit: hashes, chains, vertices, edges and every diagnostic (the compiler's, the run
+problems and the state warnings), for random documents and random edit sequences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler.edits import Edit, EditRejected
+from compiler.liveplan import apply_plan_delta, plan_delta
+from pipelines.editing import document_live_plan
+from pipelines.livemodel import EditUnreadable, LiveModel
+
+KINDS = ["map", "filter", "flat_map", "reduce", "window.reduce", "process", "sink.print", ""]
+PARTITIONERS = [None, "FORWARD", "REBALANCE", "HASH", "BROADCAST", "RESCALE"]
+STRATEGIES = ["ALWAYS", "HEAD", "NEVER", "HEAD_WITH_SOURCES"]
+EXPRESSIONS = ["x", "x + 1", "x[0]", "x +", "len(x) > 2", "x.split()"]
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> dict[str, Any]:
+    count = draw(st.integers(min_value=1, max_value=12))
+    nodes = []
+    for node_id in range(1, count + 1):
+        first = node_id <= draw(st.integers(min_value=1, max_value=2))
+        node: dict[str, Any] = {
+            "id": node_id,
+            "name": "Source: s" if first else draw(st.sampled_from(["Map", "Filter", "Sink"])),
+            "operator": "source.sequence" if first else draw(st.sampled_from(KINDS)),
+            "params": {"fn": draw(st.sampled_from(EXPRESSIONS))},
+            "parallelism": draw(st.sampled_from([1, 2, 4, -1])),
+            "factory": "SOURCE" if first else "OPERATOR",
+            "ui": {"x": node_id * 10, "y": 0},
+        }
+        if draw(st.booleans()):
+            node["chainingStrategy"] = draw(st.sampled_from(STRATEGIES))
+        if draw(st.integers(min_value=0, max_value=4)) == 0:
+            node["uid"] = f"u{draw(st.integers(min_value=0, max_value=3))}"
+        nodes.append(node)
+    edges = []
+    for target in range(2, count + 1):
+        for source in draw(st.sets(st.integers(min_value=1, max_value=target - 1), max_size=2)):
+            edge: dict[str, Any] = {"source": source, "target": target}
+            partitioner = draw(st.sampled_from(PARTITIONERS))
+            if partitioner is not None:
+                edge["partitioner"] = partitioner
+            if partitioner == "HASH" and draw(st.booleans()):
+                edge["key"] = {"fn": "x"}
+            edges.append(edge)
+    return {
+        "format": "streamgraph/v1",
+        "name": "random",
+        "config": {"defaultParallelism": draw(st.sampled_from([1, 2]))},
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
+def edit_strategy(node_ids: st.SearchStrategy[int]) -> st.SearchStrategy[dict[str, Any]]:
+    def field(name: str, values: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+        return st.builds(
+            lambda n, v: {
+                "kind": "set_field",
+                "element": "node",
+                "nodeId": n,
+                "field": name,
+                "value": v,
+            },
+            node_ids,
+            values,
+        )
+
+    return st.one_of(
+        field("name", st.sampled_from(["Map", "Step", "Source: t", "Sink: out", ""])),
+        field("params.fn", st.sampled_from(EXPRESSIONS)),
+        field("params.other", st.sampled_from([1, "a", None])),
+        field("operator", st.sampled_from(KINDS)),
+        field("chainingStrategy", st.sampled_from(STRATEGIES)),
+        field("parallelism", st.sampled_from([1, 2, 3, -1])),
+        field("uid", st.sampled_from(["u1", "u2", None])),
+        field("ui.color", st.sampled_from(["red", None])),
+        st.builds(
+            lambda n, op: {
+                "kind": "set_operator",
+                "nodeId": n,
+                "operator": op,
+                "params": {"fn": "x"},
+            },
+            node_ids,
+            st.sampled_from(KINDS),
+        ),
+        st.builds(lambda n: {"kind": "move_node", "nodeId": n, "x": 5, "y": 7}, node_ids),
+        st.builds(lambda n: {"kind": "remove_node", "nodeId": n}, node_ids),
+        st.builds(
+            lambda s, t, p: {
+                "kind": "connect",
+                "edge": {"source": s, "target": t, **({"partitioner": p} if p else {})},
+            },
+            node_ids,
+            node_ids,
+            st.sampled_from(PARTITIONERS),
+        ),
+        st.builds(
+            lambda s: {
+                "kind": "add_node",
+                "node": {"name": "Added", "operator": "map", "params": {"fn": "x"}},
+                "edge": {"source": s},
+            },
+            node_ids,
+        ),
+        st.builds(
+            lambda v: {
+                "kind": "set_field",
+                "element": "document",
+                "field": "meta.note",
+                "value": v,
+            },
+            st.sampled_from(["a", "b"]),
+        ),
+        st.builds(
+            lambda v: {
+                "kind": "set_field",
+                "element": "config",
+                "field": "chainingEnabled",
+                "value": v,
+            },
+            st.booleans(),
+        ),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    document=documents(),
+    script=st.lists(edit_strategy(st.integers(min_value=1, max_value=14)), max_size=12),
+)
+def test_incremental_plan_equals_full_compile(
+    document: dict[str, Any], script: list[dict[str, Any]]
+) -> None:
+    model = LiveModel.build(document)
+    assert model.plan == document_live_plan(document=document)
+    for raw in script:
+        try:
+            edit = Edit.from_json(raw)
+            after, _ = model.apply(edit)
+        except (EditRejected, EditUnreadable):
+            continue
+        expected = document_live_plan(document=after.document)
+        assert after.plan == expected, raw
+        # And the delta a client gets turns the plan before into the plan after.
+        assert apply_plan_delta(model.plan, plan_delta(model.plan, after.plan)) == expected
+        model = after
