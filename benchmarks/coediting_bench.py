@@ -144,7 +144,7 @@ def prepare(database_url: str, sizes: list[int]) -> tuple[dict[int, int], str]:
         size: Pipeline.objects.create(
             workspace=workspace,
             name=f"bench-{size}",
-            document=pipeline_document(size),
+            snapshot=pipeline_document(size),
             created_by=user,
         ).pk
         for size in sizes

@@ -260,6 +260,9 @@ MAX_REQUEST_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, SAVEPOINT_MAX_BYTES) +
 endpoint holds its own body to its own limit below it; this bounds what reaches the disk
 before any of them looks."""
 PIPELINE_MAX_NODES = int(os.environ.get("PIPELINE_MAX_NODES", "5000"))
+PIPELINE_SNAPSHOT_EDITS = int(os.environ.get("PIPELINE_SNAPSHOT_EDITS", "50"))
+"""A co-editing edit stores its operation, not the document; every this many edits the
+working copy is stored whole again, so reading it replays at most this many."""
 # A websocket message the consumers read at most (an edit may carry a node or a value as
 # large as a document); uvicorn closes the connection only beyond twice this.
 WEBSOCKET_MAX_MESSAGE_BYTES = PIPELINE_MAX_DOCUMENT_BYTES + 64 * 1024

@@ -25,7 +25,7 @@ from config.messages import ErrorBody
 from config.socket_input import read_inbound
 from pipelines import presence
 from pipelines.access import PipelineAccess, pipeline_access
-from pipelines.editing import pipeline_apply_edit, pipeline_live_plan
+from pipelines.editing import pipeline_apply_edit, pipeline_cached_model, pipeline_live_model
 from pipelines.events import (
     INBOUND,
     AccessChanged,
@@ -248,10 +248,15 @@ def _stored_revision(pipeline_id: int) -> int | None:
 def _snapshot_data(pipeline_id: int) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
     from pipelines.models import Pipeline
 
-    row = Pipeline.objects.filter(pk=pipeline_id).values("revision", "document").first()
-    if row is None:
+    revision = _stored_revision(pipeline_id)
+    if revision is None:
         return None
-    plan = pipeline_live_plan(
-        pipeline_id=pipeline_id, revision=row["revision"], document=row["document"]
-    )
-    return row["revision"], row["document"], plan
+    model = pipeline_cached_model(pipeline_id=pipeline_id, revision=revision)
+    if model is None:
+        # Snapshot, its revision and the current one read together: one consistent row.
+        pipeline = Pipeline.objects.filter(pk=pipeline_id).first()
+        if pipeline is None:
+            return None
+        revision = pipeline.revision
+        model = pipeline_live_model(pipeline_id=pipeline_id, revision=revision, pipeline=pipeline)
+    return revision, model.document, model.plan

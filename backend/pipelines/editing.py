@@ -63,20 +63,35 @@ def document_live_plan(*, document: dict[str, Any]) -> dict[str, Any]:
     return _with_document_diagnostics(live_plan(compile_document(document)), document)
 
 
-def pipeline_live_model(
-    *, pipeline_id: int, revision: int, document: dict[str, Any] | None = None
-) -> LiveModel:
-    """The model of a pipeline revision: this process's, else built from `document` (the
-    stored one of that revision, read when not given)."""
+def pipeline_cached_model(*, pipeline_id: int, revision: int) -> LiveModel | None:
+    """This process's model of a pipeline revision, if it holds one."""
     key = (pipeline_id, revision)
     model = _models.get(key)
     if model is not None:
         _models.move_to_end(key)
+    return model
+
+
+def pipeline_live_model(
+    *,
+    pipeline_id: int,
+    revision: int,
+    document: dict[str, Any] | None = None,
+    pipeline: Pipeline | None = None,
+) -> LiveModel:
+    """The model of a pipeline revision: this process's, else built from `document`, else
+    from `pipeline`'s working copy (a row read whole, at that revision), else from the
+    stored one (read under the row lock the caller holds)."""
+    model = pipeline_cached_model(pipeline_id=pipeline_id, revision=revision)
+    if model is not None:
         return model
     if document is None:
-        document = Pipeline.objects.values_list("document", flat=True).get(pk=pipeline_id)
+        if pipeline is None:
+            pipeline = Pipeline.objects.get(pk=pipeline_id)
+        assert pipeline.revision == revision
+        document = pipeline.document
     model = LiveModel.build(document)
-    _remember(_models, key, model)
+    _remember(_models, (pipeline_id, revision), model)
     # A large model is long-lived: keep the collector's full passes from walking it on
     # every edit (they paused edits of 5,000 operators for tens of milliseconds).
     gc.freeze()
@@ -179,7 +194,7 @@ def pipeline_apply_edit(
     with transaction.atomic():
         # The document is loaded only when this process does not hold that revision.
         pipeline = (
-            Pipeline.objects.select_for_update().defer("document").filter(pk=pipeline_id).first()
+            Pipeline.objects.select_for_update().defer("snapshot").filter(pk=pipeline_id).first()
         )
         if pipeline is None:
             return _rejection(0, "forbidden", "not-found", "the pipeline was deleted")
@@ -246,9 +261,15 @@ def pipeline_apply_edit(
             )
         new_document = new_model.document
         revision = current + 1
-        pipeline.document = new_document
+        fields = ["snapshot_revision", "revision", "updated_at"]
+        base = current if pipeline.snapshot_revision is None else pipeline.snapshot_revision
+        if revision - base >= settings.PIPELINE_SNAPSHOT_EDITS:
+            pipeline.document = new_document  # a new snapshot: the log replays from here
+            fields.append("snapshot")
+        else:
+            pipeline.snapshot_revision = base  # the stored operation makes the revision
         pipeline.revision = revision
-        pipeline.save(update_fields=["document", "revision", "updated_at"])
+        pipeline.save(update_fields=fields)
         PipelineEdit.objects.create(
             pipeline=pipeline, revision=revision, operation=applied.to_json(), author=user
         )

@@ -58,7 +58,7 @@ def pipeline_list_for_user(
         pipelines = pipelines.filter(workspace_id=workspace_id)
     return (
         pipelines.select_related("created_by")
-        .defer("document")
+        .defer("snapshot")
         .order_by("workspace_id", "name", "id")
     )
 

@@ -45,7 +45,7 @@ def pipeline_create(
     document_validate(document=working_copy)
     workspace_id = workspace if isinstance(workspace, int) else workspace.pk
     return Pipeline.objects.create(
-        workspace_id=workspace_id, name=name, document=working_copy, created_by=user
+        workspace_id=workspace_id, name=name, snapshot=working_copy, created_by=user
     )
 
 
@@ -109,13 +109,13 @@ def pipeline_update(
         if name is not None and name != locked.name:
             locked.name = name
             changed.append("name")
-        if document is not None and document != locked.document:
+        if isinstance(document, dict) and document != locked.document:
             locked.document = document
             locked.revision += 1
-            changed += ["document", "revision"]
+            changed += ["snapshot", "snapshot_revision", "revision"]
         if changed:
             locked.save(update_fields=[*changed, "updated_at"])
-        if "document" in changed:
+        if "snapshot" in changed:
             replaced = DocumentReplaced(
                 revision=locked.revision,
                 document=locked.document,

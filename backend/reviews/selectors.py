@@ -594,7 +594,7 @@ def waiting_reviews(
     requests = (
         _waiting_requests(authenticated_user(user))
         .select_related("version__pipeline", "requested_by")
-        .defer("version__document", "version__pipeline__document")
+        .defer("version__document", "version__pipeline__snapshot")
         .order_by("-pk")
     )
     after = read_id_cursor(cursor)
@@ -631,7 +631,7 @@ def mention_list(
     mentions = (
         _mentions(authenticated_user(user))
         .select_related("comment__author", "comment__thread__pipeline")
-        .defer("comment__thread__pipeline__document")
+        .defer("comment__thread__pipeline__snapshot")
         .order_by("-pk")
     )
     if unread is not None:

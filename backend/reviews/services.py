@@ -87,7 +87,7 @@ def _locked_thread(thread: CommentThread) -> CommentThread:
     return (
         CommentThread.objects.select_for_update(of=("self",))
         .select_related("pipeline", "version")
-        .defer("pipeline__document", "version__document")
+        .defer("pipeline__snapshot", "version__document")
         .get(pk=thread.pk)
     )
 
@@ -187,7 +187,7 @@ def _own_comment(comment: Comment, user: User, verb: str) -> Comment:
         # `of`: only the comment's row; PostgreSQL locks no row of a nullable join (the author).
         Comment.objects.select_for_update(of=("self",))
         .select_related("thread__pipeline", "author")
-        .defer("thread__pipeline__document")
+        .defer("thread__pipeline__snapshot")
         .get(pk=comment.pk)
     )
     require_role(user=user, workspace=locked.thread.pipeline.workspace_id, minimum=Role.VIEWER)

@@ -43,7 +43,7 @@ def run_get_for_user(*, user: AbstractBaseUser | AnonymousUser, run_id: int) -> 
     run = (
         Run.objects.filter(pk=run_id, pipeline__workspace__memberships__user_id=user.pk)
         .select_related("started_by", "version", "pipeline")
-        .defer("version__document", "pipeline__document")
+        .defer("version__document", "pipeline__snapshot")
         .first()
     )
     if run is None:

@@ -97,7 +97,7 @@ def make_pipeline(
     return Pipeline.objects.create(
         workspace=workspace or make_workspace(),
         name=name,
-        document=document if document is not None else make_document(name=name),
+        snapshot=document if document is not None else make_document(name=name),
         created_by=created_by,
     )
 

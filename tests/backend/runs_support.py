@@ -72,7 +72,7 @@ def make_runnable_version(
 ) -> PipelineVersion:
     """The pipeline's next version, of a runnable document (also its working copy)."""
     pipeline.document = document or runnable_document()
-    pipeline.save(update_fields=["document"])
+    pipeline.save(update_fields=["snapshot", "snapshot_revision"])
     return make_version(pipeline=pipeline, author=author)
 
 

@@ -156,7 +156,7 @@ def test_the_api_keeps_to_its_schema_under_fuzzing(server: str, tmp_path: Path) 
     workspace = make_workspace(owner=owner, name="Fuzzed")
     viewer = add_member(workspace=workspace, user=make_user(), role=Role.VIEWER)
     pipeline = Pipeline.objects.create(
-        workspace=workspace, name="Fuzzed", document={}, created_by=owner
+        workspace=workspace, name="Fuzzed", snapshot={}, created_by=owner
     )
     version = make_runnable_version(pipeline=pipeline, author=owner)
     run = make_run(version=version)

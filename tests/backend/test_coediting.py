@@ -101,8 +101,12 @@ def set_field(node: int, field: str, value: Any) -> dict[str, Any]:
 
 
 async def stored(pipeline_id: int) -> tuple[int, dict[str, Any]]:
-    pipeline = await database_sync_to_async(Pipeline.objects.get)(pk=pipeline_id)
-    return pipeline.revision, pipeline.document
+    def read() -> tuple[int, dict[str, Any]]:
+        # The working copy is the snapshot with the edits stored after it: read in a thread.
+        pipeline = Pipeline.objects.get(pk=pipeline_id)
+        return pipeline.revision, pipeline.document
+
+    return await database_sync_to_async(read)()
 
 
 @pytest.mark.parametrize(("role", "close_code"), [("anonymous", 4401), ("non-member", 4404)])

@@ -169,7 +169,7 @@ def test_files_of_the_shared_folder_are_copied_into_each_workspace_naming_them(
     (root / "unnamed.txt").write_text("nobody's\n")
     for team, document in ((a, copy_document("in", "out")), (b, copy_document("lookup.csv", "o"))):
         team.pipeline.document = document
-        team.pipeline.save(update_fields=["document"])
+        team.pipeline.save(update_fields=["snapshot", "snapshot_revision"])
 
     output = StringIO()
     call_command("split_data_folder", stdout=output)

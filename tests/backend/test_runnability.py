@@ -45,7 +45,7 @@ def team() -> Team:
 def test_the_plan_carries_run_problems_after_the_compilers(team: Team) -> None:
     document = make_document(sink_parallelism=4)
     document["edges"][2]["partitioner"] = "FORWARD"  # a compiler error, too
-    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=document)
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(snapshot_revision=None, snapshot=document)
 
     plan = team.client("viewer").get(f"/api/pipelines/{team.pipeline.pk}/plan/").json()
 
@@ -71,7 +71,9 @@ def test_run_problems_do_not_make_a_plan_invalid(team: Team) -> None:
 
 
 def test_a_runnable_document_has_no_run_problems(team: Team) -> None:
-    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=runnable_document())
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(
+        snapshot_revision=None, snapshot=runnable_document()
+    )
 
     plan = team.client("viewer").get(f"/api/pipelines/{team.pipeline.pk}/plan/").json()
 

@@ -260,7 +260,7 @@ def _check(client: APIClient, pipeline_id: int, savepoint_id: int, query: str = 
 def test_a_viewer_checks_the_working_copy_as_flink_would_start_it() -> None:
     team = make_team()
     Pipeline.objects.filter(pk=team.pipeline.pk).update(
-        document=_case("counting--insert-map"), revision=7
+        snapshot=_case("counting--insert-map"), revision=7
     )
     savepoint = make_savepoint(pipeline=team.pipeline)
     expected = _restore("counting--insert-map")
@@ -314,7 +314,7 @@ def test_a_version_that_does_not_compile_has_nothing_to_check() -> None:
     team = make_team()
     document = _case("counting.v1")
     document["edges"].append({"source": 3, "target": 2, "partitioner": "FORWARD"})
-    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=document)
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(snapshot_revision=None, snapshot=document)
     savepoint = make_savepoint(pipeline=team.pipeline)
 
     response = _check(team.client("viewer"), team.pipeline.pk, savepoint.pk)
@@ -364,7 +364,7 @@ def test_a_rescale_is_checked_against_the_savepoint() -> None:
     # it Flink does not even build the job (as real Flink did: small-max--*).
     team = make_team()
     document = _case("small-max.v1")
-    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=document)
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(snapshot_revision=None, snapshot=document)
     savepoint = make_savepoint(pipeline=team.pipeline, case="small-max")
     vertex = _vertex_of(document, "Sum")
     client = team.client("viewer")
@@ -407,7 +407,9 @@ def test_a_check_at_the_widest_parallelism_answers_at_once() -> None:
     # A viewer chooses the parallelism: the check builds the rescaled job, never every
     # subtask's key groups (50 vertices x 32768 subtasks took over half a minute).
     team = make_team()
-    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=_wide_keyed_job(50))
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(
+        snapshot_revision=None, snapshot=_wide_keyed_job(50)
+    )
     savepoint = make_savepoint(pipeline=team.pipeline)
 
     started = time.monotonic()

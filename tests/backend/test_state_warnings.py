@@ -40,7 +40,7 @@ def team() -> Team:
 
 def _store(team: Team, document: dict[str, Any]) -> None:
     """Replace the working copy for REST plans, which are compiled on every request."""
-    Pipeline.objects.filter(pk=team.pipeline.pk).update(document=document)
+    Pipeline.objects.filter(pk=team.pipeline.pk).update(snapshot_revision=None, snapshot=document)
 
 
 def _plan(team: Team, query: str = "") -> dict[str, Any]:

@@ -83,7 +83,7 @@ class Command(BaseCommand):
 
     def _paths(self, workspace: Workspace) -> set[str]:
         documents = [
-            *Pipeline.objects.filter(workspace=workspace).values_list("document", flat=True),
+            *(p.document for p in Pipeline.objects.filter(workspace=workspace)),
             *PipelineVersion.objects.filter(pipeline__workspace=workspace).values_list(
                 "document", flat=True
             ),

@@ -1,0 +1,106 @@
+"""The working copy stored as a snapshot and the operations after it: an edit writes its
+operation and the revision, every `PIPELINE_SNAPSHOT_EDITS` edits the document whole, and
+whatever reads the working copy (REST, versions, exports, the plan, a process that holds
+no model of it) reads the exact current document."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import override_settings
+
+from compiler.edits import Edit, apply_edit
+from pipelines import editing
+from pipelines.editing import document_live_plan, pipeline_apply_edit
+from pipelines.models import Pipeline
+from pipelines.selectors import pipeline_plan
+from tests.backend.factories import Team, make_team
+
+pytestmark = pytest.mark.django_db
+
+
+def _rename(node: int, name: str) -> dict[str, Any]:
+    return {"kind": "set_field", "element": "node", "nodeId": node, "field": "name", "value": name}
+
+
+def _stored_snapshot(pipeline_id: int) -> tuple[dict[str, Any], int | None]:
+    """The stored snapshot column as the database holds it, and its revision."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT document, snapshot_revision FROM pipelines_pipeline WHERE id = %s",
+            [pipeline_id],
+        )
+        raw, base = cursor.fetchone()
+    return (json.loads(raw) if isinstance(raw, str) else raw), base
+
+
+@override_settings(PIPELINE_SNAPSHOT_EDITS=3)
+def test_edits_store_operations_and_a_snapshot_every_few() -> None:
+    team: Team = make_team()
+    pipeline_id = team.pipeline.pk
+    expected = team.pipeline.document
+    node = expected["nodes"][0]["id"]
+    first, _ = _stored_snapshot(pipeline_id)
+    snapshots = []
+    for revision in range(1, 8):
+        edit = _rename(node, f"Step {revision}")
+        outcome = pipeline_apply_edit(
+            pipeline_id=pipeline_id,
+            user=team.editor,
+            base_revision=revision - 1,
+            edit=edit,
+            op_id=f"op{revision}",
+            client_id="c",
+        )
+        assert outcome.applied is not None and outcome.revision == revision
+        expected, _ = apply_edit(expected, Edit.from_json(edit))
+        snapshot, base = _stored_snapshot(pipeline_id)
+        snapshots.append((snapshot, base))
+        pipeline = Pipeline.objects.get(pk=pipeline_id)
+        assert pipeline.revision == revision
+        assert pipeline.document == expected
+        body = team.client("viewer").get(f"/api/pipelines/{pipeline_id}/").json()
+        assert body["document"] == expected and body["revision"] == revision
+    # Revisions 1, 2 stored only their operations; 3 a snapshot; 4, 5 operations; 6 ...
+    assert snapshots[0] == (first, 0) and snapshots[1] == (first, 0)
+    assert snapshots[2][1] is None and snapshots[3][1] == 3 and snapshots[5][1] is None
+    assert snapshots[6][1] == 6
+
+    saved = team.client("editor").post(f"/api/pipelines/{pipeline_id}/versions/", {})
+    assert saved.status_code == 201
+    number = saved.json()["number"]
+    version = team.client("viewer").get(f"/api/pipelines/{pipeline_id}/versions/{number}/")
+    assert version.json()["document"] == expected
+    plan = team.client("viewer").get(f"/api/pipelines/{pipeline_id}/plan/").json()
+    assert plan == pipeline_plan(document=expected)
+    exported = team.client("viewer").get(f"/api/pipelines/{pipeline_id}/export/")
+    assert exported.status_code == 200
+
+
+@override_settings(PIPELINE_SNAPSHOT_EDITS=50)
+def test_a_process_without_the_model_reads_snapshot_and_log() -> None:
+    team: Team = make_team()
+    pipeline_id = team.pipeline.pk
+    expected = team.pipeline.document
+    node = expected["nodes"][0]["id"]
+    for revision in range(1, 5):
+        edit = _rename(node, f"Step {revision}")
+        if revision == 3:
+            # Another process edits from here: this one holds no model of the pipeline.
+            editing._models.clear()
+        pipeline_apply_edit(
+            pipeline_id=pipeline_id,
+            user=team.editor,
+            base_revision=revision - 1,
+            edit=edit,
+            op_id=f"op{revision}",
+            client_id="c",
+        )
+        expected, _ = apply_edit(expected, Edit.from_json(edit))
+    editing._models.clear()
+    model = editing.pipeline_live_model(pipeline_id=pipeline_id, revision=4)
+    assert model.document == expected
+    assert model.plan == document_live_plan(document=expected)
