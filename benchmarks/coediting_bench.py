@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +173,18 @@ def start_server(database_url: str, port: int) -> subprocess.Popen[bytes]:
     return process
 
 
+def rest_median(url: str, token: str, rounds: int = 10) -> float:
+    """Median time (ms) of a GET with the token, body read."""
+    times = []
+    for _ in range(rounds):
+        request = urllib.request.Request(url, headers={"Authorization": f"Token {token}"})
+        started = time.perf_counter()
+        with urllib.request.urlopen(request, timeout=30) as response:
+            response.read()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
 async def open_snapshot(url: str) -> tuple[Any, int, float]:
     """Open a socket and wait for its snapshot: the socket, the revision, and the time from
     opening to the snapshot read (ms)."""
@@ -183,6 +196,16 @@ async def open_snapshot(url: str) -> tuple[Any, int, float]:
         message = json.loads(await ws.recv())
         if message["type"] == "snapshot":
             return ws, message["revision"], (time.perf_counter() - started) * 1000
+
+
+async def open_snapshots(url: str, count: int) -> list[float]:
+    """The time to each of `count` snapshots, one socket after the other (ms)."""
+    times = []
+    for _ in range(count):
+        ws, _, took = await open_snapshot(url)
+        await ws.close()
+        times.append(took)
+    return times
 
 
 async def measure(url: str, clients: int, script: list[dict[str, Any]]) -> dict[str, float]:
@@ -283,6 +306,19 @@ def main() -> None:
                         f"{figures['last_p95']:10.2f}{figures['open']:9.1f}"
                         f"{('<= ' + format(goal, '.0f')) if goal else '':>10}"
                     )
+            print(
+                "Opening a pipeline in the editor (ms, medians): the summary it reads over "
+                "REST, the whole document over REST (which it no longer reads), and the "
+                "socket's first snapshot (document and plan)"
+            )
+            print(f"{'operators':>10}{'summary':>10}{'document':>10}{'snapshot':>10}")
+            for size in sizes:
+                api = f"http://127.0.0.1:{port}/api/pipelines/{pipelines[size]}/"
+                ws_url = f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size]}/?token={token}"
+                summary = rest_median(api + "summary/", token)
+                whole = rest_median(api, token)
+                snapshot = statistics.median(uvloop.run(open_snapshots(ws_url, 10)))
+                print(f"{size:>10}{summary:10.1f}{whole:10.1f}{snapshot:10.1f}")
             if len(scale) > 1:
                 smallest, largest = min(scale), max(scale)
                 ratio = scale[largest] / scale[smallest]

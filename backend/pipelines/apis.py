@@ -36,6 +36,7 @@ from pipelines.serializers import (
     ExportQuerySerializer,
     PipelineCreateSerializer,
     PipelineDetailSerializer,
+    PipelineEditorSerializer,
     PipelineImportedSerializer,
     PipelineImportSerializer,
     PipelineListQuerySerializer,
@@ -120,6 +121,18 @@ class PipelineListApi(APIView):
             document=data.validated_data.get("document"),
         )
         return Response(PipelineDetailSerializer(pipeline).data, status=status.HTTP_201_CREATED)
+
+
+class PipelineSummaryApi(APIView):
+    @extend_schema(
+        operation_id="pipelines_summary",
+        tags=["pipelines"],
+        responses={200: PipelineEditorSerializer, **error_responses(404)},
+        summary="A pipeline without its working copy, and your role (what the editor reads)",
+    )
+    def get(self, request: Request, pipeline_id: int) -> Response:
+        summary = selectors.pipeline_editor_summary(user=request.user, pipeline_id=pipeline_id)
+        return Response(PipelineEditorSerializer(summary).data)
 
 
 class PipelineDetailApi(APIView):

@@ -17,6 +17,7 @@ from django.utils.text import slugify
 
 from accounts.models import Role
 from accounts.permissions import require_role
+from accounts.selectors import membership_role
 from compiler.diagnostics import Severity, structural_errors
 from compiler.diff import diff_documents
 from compiler.document import dump_document
@@ -63,18 +64,41 @@ def pipeline_list_for_user(
     )
 
 
-def pipeline_get_for_user(*, user: AbstractBaseUser | AnonymousUser, pipeline_id: int) -> Pipeline:
-    """One pipeline with its working copy; `NotFound` if missing or not the user's."""
+def pipeline_get_for_user(
+    *, user: AbstractBaseUser | AnonymousUser, pipeline_id: int, with_document: bool = True
+) -> Pipeline:
+    """One pipeline with its working copy (without it: `with_document=False`); `NotFound`
+    if missing or not the user's."""
     if not user.is_authenticated:
         raise NotFound(PIPELINE_NOT_FOUND)
-    pipeline = (
-        Pipeline.objects.filter(pk=pipeline_id, workspace__memberships__user_id=user.pk)
-        .select_related("created_by")
-        .first()
-    )
+    rows = Pipeline.objects.filter(pk=pipeline_id, workspace__memberships__user_id=user.pk)
+    if not with_document:
+        rows = rows.defer("snapshot")
+    pipeline = rows.select_related("created_by").first()
     if pipeline is None:
         raise NotFound(PIPELINE_NOT_FOUND)
     return pipeline
+
+
+def pipeline_editor_summary(
+    *, user: AbstractBaseUser | AnonymousUser, pipeline_id: int
+) -> dict[str, Any]:
+    """What the editor shows of a pipeline beside the document its socket sends: its
+    fields without the working copy, and the user's role (`PipelineEditorSerializer`)."""
+    pipeline = pipeline_get_for_user(user=user, pipeline_id=pipeline_id, with_document=False)
+    role = membership_role(user=user, workspace=pipeline.workspace_id)
+    if role is None:
+        raise NotFound(PIPELINE_NOT_FOUND)
+    return {
+        "id": pipeline.pk,
+        "workspace_id": pipeline.workspace_id,
+        "name": pipeline.name,
+        "revision": pipeline.revision,
+        "created_by": pipeline.created_by,
+        "created_at": pipeline.created_at,
+        "updated_at": pipeline.updated_at,
+        "role": role.value,
+    }
 
 
 def version_list(*, pipeline: Pipeline) -> QuerySet[PipelineVersion]:

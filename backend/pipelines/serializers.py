@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from accounts.models import Role
 from accounts.serializers import UserRefSerializer
 from compiler.model import UPPER_BOUND_MAX_PARALLELISM
 from config.converters import MAX_ID
@@ -25,6 +26,10 @@ class PipelineSerializer(serializers.Serializer):
     createdBy = UserRefSerializer(source="created_by", allow_null=True)
     createdAt = serializers.DateTimeField(source="created_at")
     updatedAt = serializers.DateTimeField(source="updated_at")
+
+
+class PipelineEditorSerializer(PipelineSerializer):
+    role = serializers.ChoiceField(choices=Role.choices, help_text="Your role in its workspace.")
 
 
 class PipelineDetailSerializer(PipelineSerializer):

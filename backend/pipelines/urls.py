@@ -8,6 +8,11 @@ urlpatterns = [
     path("pipelines/import/", apis.ImportApi.as_view(), name="pipeline-import"),
     path("pipelines/<id:pipeline_id>/", apis.PipelineDetailApi.as_view(), name="pipeline-detail"),
     path(
+        "pipelines/<id:pipeline_id>/summary/",
+        apis.PipelineSummaryApi.as_view(),
+        name="pipeline-summary",
+    ),
+    path(
         "pipelines/<id:pipeline_id>/versions/",
         apis.VersionListApi.as_view(),
         name="version-list",

@@ -186,6 +186,7 @@ ENDPOINTS = [
         lambda t: {"workspace": t.workspace.pk, "name": "New pipeline"},
     ),
     Endpoint("pipeline read", "get", _p, "viewer", 200),
+    Endpoint("pipeline summary", "get", lambda t: _p(t) + "summary/", "viewer", 200),
     Endpoint(
         "pipeline update",
         "patch",

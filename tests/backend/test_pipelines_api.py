@@ -92,6 +92,19 @@ def test_retrieve_returns_the_working_copy_and_revision() -> None:
     assert body["workspace"] == team.workspace.pk
 
 
+def test_the_summary_has_name_revision_and_role_but_no_document() -> None:
+    team = make_team()
+    url = f"/api/pipelines/{team.pipeline.pk}/summary/"
+
+    viewer = team.client("viewer").get(url).json()
+    owner = team.client("owner").get(url).json()
+
+    assert "document" not in viewer
+    assert viewer["name"] == team.pipeline.name and viewer["revision"] == 0
+    assert (viewer["role"], owner["role"]) == ("viewer", "owner")
+    assert team.client("non-member").get(url).status_code == 404
+
+
 def test_a_new_document_bumps_the_revision_and_a_rename_does_not() -> None:
     team = make_team()
     url = f"/api/pipelines/{team.pipeline.pk}/"

@@ -31,6 +31,7 @@ PATHS = {
     "/api/pipelines/",
     "/api/pipelines/import/",
     "/api/pipelines/{pipeline_id}/",
+    "/api/pipelines/{pipeline_id}/summary/",
     "/api/pipelines/{pipeline_id}/versions/",
     "/api/pipelines/{pipeline_id}/versions/{number}/",
     "/api/pipelines/{pipeline_id}/plan/",

@@ -48,6 +48,12 @@ export interface PipelineSummary {
   readonly updatedAt: string;
 }
 
+/** A pipeline without its document, and the caller's role: what the editor reads (its
+ * socket's snapshot brings the document). */
+export interface PipelineEditorSummary extends PipelineSummary {
+  readonly role: Role;
+}
+
 export interface PipelineDetail extends PipelineSummary {
   readonly document: StreamGraphDocument;
 }
@@ -125,6 +131,13 @@ export function listPipelines(workspace?: number): Promise<PipelineSummary[]> {
 
 export function createPipeline(workspace: number, name: string): Promise<PipelineDetail> {
   return request("POST", "pipelines/", { body: { workspace, name } });
+}
+
+export function getPipelineSummary(
+  id: number,
+  signal?: AbortSignal,
+): Promise<PipelineEditorSummary> {
+  return request("GET", `pipelines/${id}/summary/`, signal === undefined ? {} : { signal });
 }
 
 export function getPipeline(id: number, signal?: AbortSignal): Promise<PipelineDetail> {

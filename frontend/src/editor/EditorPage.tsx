@@ -39,7 +39,8 @@ export default function EditorPage({
 
   useEffect(() => {
     let live = true;
-    Promise.all([api.getPipeline(pipelineId), api.getCatalog()])
+    // Not the document: a large one comes once, in the socket's snapshot.
+    Promise.all([api.getPipelineSummary(pipelineId), api.getCatalog()])
       .then(([loaded, operators]) => {
         if (live) {
           setPipeline(loaded);
