@@ -144,6 +144,33 @@ def read_document(raw: object) -> tuple[StreamGraph | None, list[Diagnostic]]:
     return graph, reader.diagnostics
 
 
+def reread_node(
+    graph: StreamGraph, before: Mapping[str, Any], after: Mapping[str, Any]
+) -> StreamGraph | None:
+    """`graph` (read without any diagnostic) with one node read again after an edit of its
+    document entry from `before` to `after`, when nothing else of the graph depends on
+    what changed; None when the node no longer reads cleanly or the change reaches past it
+    (its id, uid or slot sharing group, or a parallelism that changes the default
+    partitioner of an edge or breaks a FORWARD edge): the document is read whole then."""
+    for key in ("id", "uid", "slotSharingGroup"):
+        if before.get(key) != after.get(key):
+            return None
+    reader = _Reader()
+    read = _read_nodes([after], graph.config, reader, {})
+    node_id = after.get("id")
+    if reader.diagnostics or type(node_id) is not int or NodeId(node_id) not in read:
+        return None
+    old = graph.nodes[NodeId(node_id)]
+    new = replace(read[NodeId(node_id)], slot_sharing_group=old.slot_sharing_group)
+    if new.parallelism != old.parallelism:
+        for edge in (*graph.in_edges[old.id], *graph.out_edges[old.id]):
+            if not edge.partitioner_chosen or edge.partitioner is Partitioner.FORWARD:
+                return None
+    nodes = dict(graph.nodes)
+    nodes[old.id] = new
+    return replace(graph, nodes=nodes)
+
+
 def _read(raw: object, r: _Reader) -> StreamGraph | None:
     if not isinstance(raw, dict):
         r.error("document.type", "a streamgraph/v1 document must be a JSON object")

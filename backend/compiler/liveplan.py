@@ -16,10 +16,13 @@ client mirrors it). Sections:
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
-from compiler.explain import explain
+from compiler.chainability import chain_blockers, head_factories
+from compiler.explain import EdgeExplanation, HashExplanation, explain
 from compiler.hashing import to_hex
+from compiler.model import Hash128, NodeId, OperatorFactory, StreamGraph
 from compiler.pipeline import Compilation
 
 FORMAT = "liveplan/v1"
@@ -28,6 +31,25 @@ KEYED_SECTIONS = ("nodes", "vertices", "edges")
 
 def live_plan(compilation: Compilation) -> dict[str, Any]:
     """The live plan of a compilation; without a JobGraph, only diagnostics."""
+    return live_plan_with_basis(compilation)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanBasis:
+    """What the `nodes` and `edges` entries of a live plan were computed from, so that
+    `live_plan_after` can tell which of them the next compilation changes."""
+
+    graph: StreamGraph
+    chainable: list[bool]
+    hashes: dict[NodeId, Hash128]
+    user_hashes: dict[NodeId, Hash128 | None]
+    vertex_of_node: dict[NodeId, Hash128]
+    factories: dict[NodeId, OperatorFactory]
+    chained_sources: frozenset[NodeId]
+
+
+def live_plan_with_basis(compilation: Compilation) -> tuple[dict[str, Any], PlanBasis | None]:
+    """The live plan of a compilation and its basis (None without a JobGraph)."""
     diagnostics = [d.to_json() for d in compilation.diagnostics]
     graph, chains, job_graph = compilation.graph, compilation.chains, compilation.job_graph
     if graph is None or chains is None or job_graph is None:
@@ -39,25 +61,155 @@ def live_plan(compilation: Compilation) -> dict[str, Any]:
             "nodes": {},
             "vertices": {},
             "edges": {},
-        }
+        }, None
     explanation = explain(
         graph, compilation.chainable, chains, compilation.hashes, compilation.user_hashes
     )
-    execution = compilation.execution
+    nodes = {str(n.node): _node_entry(n, job_graph.vertex_of_node) for n in explanation.nodes}
+    edges = {str(e.edge): _edge_entry(e) for e in explanation.edges}
+    basis = PlanBasis(
+        graph=graph,
+        chainable=compilation.chainable,
+        hashes=compilation.hashes,
+        user_hashes=compilation.user_hashes,
+        vertex_of_node=job_graph.vertex_of_node,
+        factories=head_factories(graph, compilation.chainable),
+        chained_sources=frozenset(s for c in chains.chains for s in c.chained_sources),
+    )
+    return _plan(compilation, diagnostics, nodes, edges), basis
+
+
+def live_plan_after(
+    plan: dict[str, Any], basis: PlanBasis | None, compilation: Compilation
+) -> tuple[dict[str, Any], PlanBasis | None]:
+    """`live_plan_with_basis(compilation)`, reusing the entries of `plan` (computed from
+    `basis`) that the compilation leaves as they were: a changed chain recomputes the
+    entries of the nodes whose hash, vertex or chained outputs changed and of the edges
+    whose chainability, ends or chain head changed, not the thousands of others. Only for
+    a compilation of the same edges (one node changed); the whole plan otherwise."""
+    graph, chains, job_graph = compilation.graph, compilation.chains, compilation.job_graph
+    if (
+        basis is None
+        or graph is None
+        or chains is None
+        or job_graph is None
+        or graph.edges is not basis.graph.edges
+        or graph.config is not basis.graph.config
+        or list(compilation.hashes) != list(basis.hashes)
+    ):
+        return live_plan_with_basis(compilation)
+    chainable = compilation.chainable
+    factories = head_factories(graph, chainable)
+    chained_sources = frozenset(s for c in chains.chains for s in c.chained_sources)
+    changed_nodes = {
+        nid for nid, node in graph.nodes.items() if node is not basis.graph.nodes.get(nid)
+    }
+    if set(graph.nodes) != set(basis.graph.nodes):
+        return live_plan_with_basis(compilation)
+    dirty_nodes = set(changed_nodes)
+    for table, before in (
+        (compilation.hashes, basis.hashes),
+        (compilation.user_hashes, basis.user_hashes),
+        (job_graph.vertex_of_node, basis.vertex_of_node),
+    ):
+        if table != before:
+            dirty_nodes.update(nid for nid, value in table.items() if before.get(nid) != value)
+    dirty_edges: set[int] = set()
+    if chainable != basis.chainable:
+        for edge in graph.edges:
+            if chainable[edge.index] != basis.chainable[edge.index]:
+                dirty_edges.add(edge.index)
+                dirty_nodes.add(edge.source)  # its chained outputs
+    if factories != basis.factories:
+        for nid, factory in factories.items():
+            if basis.factories.get(nid) != factory:
+                dirty_edges.update(e.index for e in graph.out_edges[nid])
+    for nid in changed_nodes | (chained_sources ^ basis.chained_sources):
+        dirty_edges.update(e.index for e in graph.out_edges[nid])
+        dirty_edges.update(e.index for e in graph.in_edges[nid])
+    position = {nid: k for k, nid in enumerate(compilation.hashes)}
+    nodes = dict(plan["nodes"])
+    for nid in dirty_nodes:
+        node = graph.nodes[nid]
+        nodes[str(nid)] = _node_entry(
+            HashExplanation(
+                node=nid,
+                hash=compilation.hashes[nid],
+                from_uid=node.uid is not None,
+                position=position[nid],
+                chained_outputs=tuple(e.target for e in graph.out_edges[nid] if chainable[e.index]),
+                inputs=tuple(e.source for e in graph.in_edges[nid]),
+                uid=node.uid,
+                user_defined=compilation.user_hashes.get(nid),
+            ),
+            job_graph.vertex_of_node,
+        )
+    edges = dict(plan["edges"])
+    for index in dirty_edges:
+        edge = graph.edges[index]
+        folded = edge.source in chained_sources
+        reasons = (
+            () if chainable[index] else tuple(chain_blockers(graph, edge, factories[edge.source]))
+        )
+        edges[str(index)] = _edge_entry(
+            EdgeExplanation(
+                edge=edge.index,
+                source=edge.source,
+                target=edge.target,
+                partitioner=edge.partitioner,
+                partitioner_chosen=edge.partitioner_chosen,
+                chained=chainable[index] or folded,
+                reasons=() if folded else reasons,
+                chained_source=folded,
+            )
+        )
+    diagnostics = [d.to_json() for d in compilation.diagnostics]
+    basis = PlanBasis(
+        graph=graph,
+        chainable=chainable,
+        hashes=compilation.hashes,
+        user_hashes=compilation.user_hashes,
+        vertex_of_node=job_graph.vertex_of_node,
+        factories=factories,
+        chained_sources=chained_sources,
+    )
+    return _plan(compilation, diagnostics, nodes, edges), basis
+
+
+def _node_entry(n: HashExplanation, vertex_of_node: dict[NodeId, Hash128]) -> dict[str, Any]:
+    return {
+        "operatorId": to_hex(n.hash),
+        "userDefinedId": None if n.user_defined is None else to_hex(n.user_defined),
+        "vertex": to_hex(vertex_of_node[n.node]),
+        "hashBasis": n.summary,
+    }
+
+
+def _edge_entry(e: EdgeExplanation) -> dict[str, Any]:
+    return {
+        "partitioner": e.partitioner.value,
+        "partitionerChosen": e.partitioner_chosen,
+        "chained": e.chained,
+        "chainedSource": e.chained_source,
+        "reasons": list(e.reasons),
+    }
+
+
+def _plan(
+    compilation: Compilation,
+    diagnostics: list[dict[str, Any]],
+    nodes: dict[str, Any],
+    edges: dict[str, Any],
+) -> dict[str, Any]:
+    """The plan around its `nodes` and `edges` sections: the vertices and the summary,
+    always computed whole (there are few vertices where chains are long)."""
+    job_graph, execution = compilation.job_graph, compilation.execution
+    assert job_graph is not None
     effective = (
         {v.id: (v.parallelism, v.max_parallelism) for v in execution.vertices}
         if execution is not None
         else {}
     )
-    nodes = {
-        str(n.node): {
-            "operatorId": to_hex(n.hash),
-            "userDefinedId": None if n.user_defined is None else to_hex(n.user_defined),
-            "vertex": to_hex(job_graph.vertex_of_node[n.node]),
-            "hashBasis": n.summary,
-        }
-        for n in explanation.nodes
-    }
     vertices: dict[str, Any] = {}
     for vertex in job_graph.vertices:
         parallelism, max_parallelism = effective.get(
@@ -84,16 +236,6 @@ def live_plan(compilation: Compilation) -> dict[str, Any]:
                 for e in vertex.inputs
             ],
         }
-    edges = {
-        str(e.edge): {
-            "partitioner": e.partitioner.value,
-            "partitionerChosen": e.partitioner_chosen,
-            "chained": e.chained,
-            "chainedSource": e.chained_source,
-            "reasons": list(e.reasons),
-        }
-        for e in explanation.edges
-    }
     return {
         "format": FORMAT,
         "ok": compilation.ok,

@@ -26,10 +26,11 @@ from typing import Any
 
 from compiler.chaining import ChainPlan, chained_name
 from compiler.diagnostics import structural_errors
+from compiler.document import reread_node
 from compiler.edits import Edit, apply_edit
-from compiler.liveplan import live_plan
+from compiler.liveplan import PlanBasis, live_plan_after, live_plan_with_basis
 from compiler.model import NodeId, StreamEdge, StreamGraph
-from compiler.pipeline import Compilation, compile_document
+from compiler.pipeline import PIPELINE, Compilation, compile_document
 from compiler.stateful import unpinned_state_warnings
 from pipelines.documents import RUN_STAGE, STATE_STAGE
 from runtime.runnability import element_runnability, runnability, runnability_by_element
@@ -67,17 +68,51 @@ class LiveModel:
     chainable: tuple[bool, ...]
     chains: ChainPlan | None
     elements: _Elements | None
+    read_clean: bool
+    """Whether reading the document (the compiler's first pass) said nothing."""
+    basis: PlanBasis | None
+    """What the plan's node and edge entries were computed from."""
 
     @staticmethod
     def build(document: Json) -> LiveModel:
         """The model of a document, compiled whole."""
-        return LiveModel._compiled(document, compile_document(document))
+        compilation = Compilation()
+        read_clean = PIPELINE[0].run(document, compilation) and not compilation.diagnostics
+        if compilation.graph is not None:
+            _later_passes(document, compilation)
+        return LiveModel._compiled(document, compilation, read_clean)
 
     @staticmethod
-    def _compiled(document: Json, compilation: Compilation) -> LiveModel:
-        plan = live_plan(compilation)
+    def _compiled(
+        document: Json,
+        compilation: Compilation,
+        read_clean: bool,
+        elements: _Elements | None = None,
+    ) -> LiveModel:
+        """The model of a document and its compilation; `elements` when known."""
+        plan, basis = live_plan_with_basis(compilation)
+        return LiveModel._planned(document, compilation, read_clean, plan, basis, elements)
+
+    def _recompiled(
+        self, document: Json, compilation: Compilation, elements: _Elements | None
+    ) -> LiveModel:
+        """The next model after a compilation of the same edges: the plan's entries that
+        did not change are this model's."""
+        plan, basis = live_plan_after(self.plan, self.basis, compilation)
+        return LiveModel._planned(document, compilation, True, plan, basis, elements)
+
+    @staticmethod
+    def _planned(
+        document: Json,
+        compilation: Compilation,
+        read_clean: bool,
+        plan: Json,
+        basis: PlanBasis | None,
+        elements: _Elements | None,
+    ) -> LiveModel:
         compiled = plan["diagnostics"]
-        elements = _elements(document)
+        if elements is None:
+            elements = _elements(document)
         return LiveModel(
             document=document,
             plan={**plan, "diagnostics": _diagnostics(document, compiled, elements)},
@@ -86,6 +121,8 @@ class LiveModel:
             chainable=tuple(compilation.chainable),
             chains=compilation.chains,
             elements=elements,
+            read_clean=read_clean,
+            basis=basis,
         )
 
     def apply(self, edit: Edit) -> tuple[LiveModel, Edit]:
@@ -102,31 +139,54 @@ class LiveModel:
         renamed = self._renamed(document, edit)
         if renamed is not None:
             return renamed, applied
-        compilation = compile_document(document)
+        compilation = self._node_reread(document, edit)
+        if compilation is None:
+            compilation = compile_document(document)
+            model = None
+        else:
+            # The run checks read the whole document only for the edited node.
+            assert self.elements is not None and edit.node_id is not None
+            elements = _updated_elements(self.elements, document, {edit.node_id})
+            model = self._recompiled(document, compilation, elements)
         blocking = structural_errors(compilation.diagnostics)
         if blocking:
             raise EditUnreadable([d.to_json() for d in blocking])
-        return LiveModel._compiled(document, compilation), applied
+        if model is None:
+            model = LiveModel._compiled(document, compilation, False)
+        return model, applied
+
+    def _node_reread(self, document: Json, edit: Edit) -> Compilation | None:
+        """After an edit of one field of a node in a document read cleanly: the passes
+        after reading over the graph with that node read again (`reread_node`), skipping
+        reading the whole document. None when that does not apply."""
+        graph = self.graph
+        if (
+            edit.kind != "set_field"
+            or edit.element != "node"
+            or edit.node_id is None
+            or not self.read_clean
+            or self.elements is None
+            or graph is None
+        ):
+            return None
+        before = next((n for n in self.document["nodes"] if n["id"] == edit.node_id), None)
+        after = next((n for n in document["nodes"] if n["id"] == edit.node_id), None)
+        if before is None or after is None:
+            return None
+        graph = reread_node(graph, before, after)
+        if graph is None:
+            return None
+        compilation = Compilation(graph=graph)
+        _later_passes(document, compilation)
+        return compilation
 
     def _with_elements(self, document: Json, node_ids: set[int]) -> LiveModel:
         """The model with the run problems and state warnings of these nodes (and of their
         edges) checked again; the compiled plan stays."""
         assert self.elements is not None
-        try:
-            found = element_runnability(document, node_ids)
-        except Exception:  # unreadable: the whole check says so
+        elements = _updated_elements(self.elements, document, node_ids)
+        if elements is None:
             return LiveModel.build(document)
-        node_runs = dict(self.elements.node_runs)
-        edge_runs = list(self.elements.edge_runs)
-        node_states = dict(self.elements.node_states)
-        for node_id, problems in found.nodes.items():
-            node_runs[node_id] = [_staged(d.to_json(), RUN_STAGE) for d in problems]
-        for index, problems in found.edges.items():
-            edge_runs[index] = [_staged(d.to_json(), RUN_STAGE) for d in problems]
-        for node in document["nodes"]:
-            if node.get("id") in node_ids:
-                node_states[node["id"]] = _state_warnings(node)
-        elements = _Elements(node_runs=node_runs, edge_runs=edge_runs, node_states=node_states)
         diagnostics = _diagnostics(document, self.compiled, elements)
         return replace(
             self,
@@ -177,6 +237,33 @@ class LiveModel:
         vertices[vertex] = {**vertices[vertex], "name": name}
         model = replace(self, graph=graph, plan={**self.plan, "vertices": vertices})
         return model._with_elements(document, {node_id})
+
+
+def _updated_elements(elements: _Elements, document: Json, node_ids: set[int]) -> _Elements | None:
+    """`elements` with the run problems and state warnings of these nodes (and of their
+    edges) checked again in `document`; None when the checks cannot read it."""
+    try:
+        found = element_runnability(document, node_ids)
+    except Exception:  # unreadable: the whole check says so
+        return None
+    node_runs = dict(elements.node_runs)
+    edge_runs = list(elements.edge_runs)
+    node_states = dict(elements.node_states)
+    for node_id, problems in found.nodes.items():
+        node_runs[node_id] = [_staged(d.to_json(), RUN_STAGE) for d in problems]
+    for index, problems in found.edges.items():
+        edge_runs[index] = [_staged(d.to_json(), RUN_STAGE) for d in problems]
+    for node in document["nodes"]:
+        if node.get("id") in node_ids:
+            node_states[node["id"]] = _state_warnings(node)
+    return _Elements(node_runs=node_runs, edge_runs=edge_runs, node_states=node_states)
+
+
+def _later_passes(document: Json, compilation: Compilation) -> None:
+    """The compiler's passes after reading, as `compile_document` runs them."""
+    for step in PIPELINE[1:]:
+        if not step.run(document, compilation):
+            break
 
 
 def _parameters_of(edit: Edit) -> int | None:

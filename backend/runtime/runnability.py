@@ -86,24 +86,54 @@ class _Context:
         # In-edges per node and typeNumber, out-edges per node.
         self.inputs: dict[int, dict[int, list[int]]] = {}
         self.outputs: dict[int, list[int]] = {}
+        self.touching: list[int] = []
+        """`around`: the indexes of the edges into or out of its nodes."""
 
     @staticmethod
-    def of(document: dict[str, Any], only: set[int] | None = None) -> _Context:
-        """The context of the whole document, or (`only`) of the nodes with these ids and
-        the edges that touch them: all their checks read."""
+    def around(document: dict[str, Any], node_ids: set[int]) -> _Context:
+        """What the checks of these nodes and of their edges read: their edges, and the
+        kinds and parameters of both ends of each (one pass over the edges)."""
         nodes = document.get("nodes")
         edges = document.get("edges")
         context = _Context(
             nodes if isinstance(nodes, list) else [], edges if isinstance(edges, list) else []
         )
-        for node in context.nodes:
+        ends = set(node_ids)
+        for index, edge in enumerate(context.edges):
+            if not isinstance(edge, dict):
+                continue
+            source, target = edge.get("source"), edge.get("target")
+            if source not in node_ids and target not in node_ids:
+                continue
+            context.touching.append(index)
+            ends.update(e for e in (source, target) if type(e) is int)
+            type_number = edge.get("typeNumber", 0)
+            if type(target) is int and type(type_number) is int:
+                context.inputs.setdefault(target, {}).setdefault(type_number, []).append(index)
+            if type(source) is int:
+                context.outputs.setdefault(source, []).append(index)
+        context._read_nodes(ends)
+        return context
+
+    def _read_nodes(self, only: set[int] | None) -> None:
+        for node in self.nodes:
             if isinstance(node, dict) and type(node.get("id")) is int:
                 if only is not None and node["id"] not in only:
                     continue
                 kind = node.get("operator")
-                context.kinds[node["id"]] = kind if isinstance(kind, str) else ""
+                self.kinds[node["id"]] = kind if isinstance(kind, str) else ""
                 params = node.get("params")
-                context.params_of[node["id"]] = params if isinstance(params, dict) else {}
+                self.params_of[node["id"]] = params if isinstance(params, dict) else {}
+
+    @staticmethod
+    def of(document: dict[str, Any]) -> _Context:
+        """What the checks of every node and edge read."""
+        nodes = document.get("nodes")
+        edges = document.get("edges")
+        context = _Context(
+            nodes if isinstance(nodes, list) else [], edges if isinstance(edges, list) else []
+        )
+        context._read_nodes(None)
         for index, edge in enumerate(context.edges):
             if not isinstance(edge, dict):
                 continue
@@ -152,15 +182,7 @@ def element_runnability(document: dict[str, Any], node_ids: set[int]) -> Element
     """The run problems of the nodes with these ids and of every edge into or out of
     them, as `runnability` finds them; raises on what it cannot read (the caller checks
     the whole document then)."""
-    edges_list = document.get("edges")
-    neighbours: set[int] = set()
-    for edge in edges_list if isinstance(edges_list, list) else []:
-        if isinstance(edge, dict):
-            ends = (edge.get("source"), edge.get("target"))
-            if ends[0] in node_ids or ends[1] in node_ids:
-                neighbours.update(e for e in ends if type(e) is int)
-    # An edge's checks read the kinds and parameters of both its ends.
-    context = _Context.of(document, node_ids | neighbours)
+    context = _Context.around(document, node_ids)
     nodes: dict[int, list[Diagnostic]] = {}
     for node in context.nodes:
         if isinstance(node, dict) and node.get("id") in node_ids:
@@ -168,9 +190,7 @@ def element_runnability(document: dict[str, Any], node_ids: set[int]) -> Element
             _check_node(node, context, report)
             nodes[node["id"]] = report.diagnostics
     edges: dict[int, list[Diagnostic]] = {}
-    touching = {i for n in node_ids for group in context.inputs.get(n, {}).values() for i in group}
-    touching.update(i for n in node_ids for i in context.outputs.get(n, []))
-    for index in touching:
+    for index in context.touching:
         report = _Report()
         _check_edge(index, context.edges[index], context.kinds, context.params_of, report)
         edges[index] = report.diagnostics

@@ -23,6 +23,11 @@ EXPRESSIONS = ["x", "x + 1", "x[0]", "x +", "len(x) > 2", "x.split()"]
 @st.composite
 def documents(draw: st.DrawFn) -> dict[str, Any]:
     count = draw(st.integers(min_value=1, max_value=12))
+    # Half the documents read without a diagnostic, as most working copies do: edits of
+    # those take the model's shortest ways.
+    clean = draw(st.booleans())
+    parallelisms = [2] if clean else [1, 2, 4, -1]
+    partitioners = [None, "REBALANCE", "HASH", "RESCALE"] if clean else PARTITIONERS
     nodes = []
     for node_id in range(1, count + 1):
         first = node_id <= draw(st.integers(min_value=1, max_value=2))
@@ -31,20 +36,20 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
             "name": "Source: s" if first else draw(st.sampled_from(["Map", "Filter", "Sink"])),
             "operator": "source.sequence" if first else draw(st.sampled_from(KINDS)),
             "params": {"fn": draw(st.sampled_from(EXPRESSIONS))},
-            "parallelism": draw(st.sampled_from([1, 2, 4, -1])),
+            "parallelism": draw(st.sampled_from(parallelisms)),
             "factory": "SOURCE" if first else "OPERATOR",
             "ui": {"x": node_id * 10, "y": 0},
         }
         if draw(st.booleans()):
             node["chainingStrategy"] = draw(st.sampled_from(STRATEGIES))
         if draw(st.integers(min_value=0, max_value=4)) == 0:
-            node["uid"] = f"u{draw(st.integers(min_value=0, max_value=3))}"
+            node["uid"] = f"u{node_id if clean else draw(st.integers(min_value=0, max_value=3))}"
         nodes.append(node)
     edges = []
     for target in range(2, count + 1):
         for source in draw(st.sets(st.integers(min_value=1, max_value=target - 1), max_size=2)):
             edge: dict[str, Any] = {"source": source, "target": target}
-            partitioner = draw(st.sampled_from(PARTITIONERS))
+            partitioner = draw(st.sampled_from(partitioners))
             if partitioner is not None:
                 edge["partitioner"] = partitioner
             if partitioner == "HASH" and draw(st.booleans()):
@@ -80,6 +85,10 @@ def edit_strategy(node_ids: st.SearchStrategy[int]) -> st.SearchStrategy[dict[st
         field("operator", st.sampled_from(KINDS)),
         field("chainingStrategy", st.sampled_from(STRATEGIES)),
         field("parallelism", st.sampled_from([1, 2, 3, -1])),
+        field("maxParallelism", st.sampled_from([1, 128, -1])),
+        field("factory", st.sampled_from(["SOURCE", "OPERATOR", "BAD"])),
+        field("slotSharingGroup", st.sampled_from(["a", None])),
+        field("uidHash", st.sampled_from(["0" * 32, "xyz", None])),
         field("uid", st.sampled_from(["u1", "u2", None])),
         field("ui.color", st.sampled_from(["red", None])),
         st.builds(
@@ -132,7 +141,7 @@ def edit_strategy(node_ids: st.SearchStrategy[int]) -> st.SearchStrategy[dict[st
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     document=documents(),
     script=st.lists(edit_strategy(st.integers(min_value=1, max_value=14)), max_size=12),
