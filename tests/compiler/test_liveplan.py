@@ -80,3 +80,44 @@ def test_invalid_document_has_only_diagnostics() -> None:
     plan = plan_of(document)
     assert plan["ok"] is False and plan["vertices"] == {}
     assert plan["diagnostics"][0]["code"] == "field.enum"
+
+
+def test_entries_that_stay_carry_only_their_changed_fields() -> None:
+    old = {"nodes": {"1": {"a": 1, "b": 2}, "2": {"a": 1, "b": 2}}, "edges": {}, "vertices": {}}
+    new = {"nodes": {"1": {"a": 1, "b": 3}, "3": {"a": 0, "b": 0}}, "edges": {}, "vertices": {}}
+
+    delta = plan_delta(old, new)
+
+    # All three at once: the patch goes whole, so a client that knows no patch applies it.
+    assert delta["nodes"] == {
+        "set": {"1": {"a": 1, "b": 3}, "3": new["nodes"]["3"]},
+        "remove": ["2"],
+    }
+    assert apply_plan_delta(old, delta) == new
+    patched = plan_delta(old, {**old, "nodes": {**old["nodes"], "1": {"a": 1, "b": 3}}})
+    assert patched["nodes"] == {"patch": {"1": {"b": 3}}}
+    added = {"nodes": {**old["nodes"], "1": {"a": 1, "b": 3}, "3": {"a": 0, "b": 0}}}
+    assert plan_delta(old, {**old, **added})["nodes"] == {
+        "patch": {"1": {"b": 3}},
+        "set": {"3": {"a": 0, "b": 0}},
+    }
+
+
+@pytest.mark.parametrize(
+    "new_nodes",
+    [
+        {"1": {"a": 2}},
+        {"1": {"a": 2}, "2": {"a": 0}},
+        {"2": {"a": 0}},
+        {"1": {"a": 1}, "3": {"a": 0}},
+    ],
+)
+def test_a_section_with_a_patch_lacks_set_or_remove(new_nodes: dict[str, Any]) -> None:
+    """What a client that knows no `patch` requires (both), so it resyncs instead."""
+    old = {"nodes": {"1": {"a": 1}, "2": {"a": 1}}}
+    section = plan_delta(old, {"nodes": new_nodes}).get("nodes", {})
+    if "patch" in section:
+        assert not ("set" in section and "remove" in section)
+    else:
+        assert "set" in section and "remove" in section
+    assert apply_plan_delta(old, plan_delta(old, {"nodes": new_nodes})) == {"nodes": new_nodes}
