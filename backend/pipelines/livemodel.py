@@ -3,8 +3,8 @@
 A `LiveModel` is one revision of a working copy: the document, what the compiler made of
 it, and its live plan with the run problems and state warnings per node and per edge
 (`pipelines.documents`). `apply` gives the next revision's model, recomputing only what
-the edit can change, so an edit costs about the same in a pipeline of 5,000 operators as
-in one of 200:
+the edit can change, so that the cost of an edit follows what it changes, not the size of
+the pipeline:
 
 * a move, or an edit of `ui` or `meta`: nothing (the plan is the same object);
 * a node's `params` or operator kind: that node's run problems and state warning and those
@@ -12,6 +12,11 @@ in one of 200:
 * a node's name, when the compiler reported nothing (its messages quote names) and all
   the node's edges chain (a data set's id hashes the names of its edge's ends): the name
   of the one vertex the node runs in, and the node's state warning;
+* another field of a node, in a document read without diagnostics: that node is read
+  again (`compiler.document.reread_node`), the passes after reading run over the graph,
+  and only the plan entries whose inputs changed are computed again
+  (`compiler.liveplan.live_plan_after`); an edit that breaks a chain still changes the
+  OperatorID of every operator downstream;
 * anything else: the whole document is compiled again.
 
 Every model is immutable once built (the next one shares what did not change with it),
