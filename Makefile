@@ -23,7 +23,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help install build run test lint fmt bench clean wire executor-env
+.PHONY: help install build run test lint fmt bench clean wire executor-env spark-jar
 
 help:
 	@echo "StreamGraph Studio"
@@ -40,7 +40,8 @@ help:
 	@echo "  make wire    regenerate the browser's wire types from the server's models"
 	@echo "  make executor-env  pack the Spark executors' Python environment into"
 	@echo "              $(EXECUTOR_ARCHIVE) (a cluster profile's pythonArchive)"
-	@echo "  make clean   remove .venv, node_modules, var and frontend/dist"
+	@echo "  make spark-jar  compile the Spark runtime's Java functions into $(SPARK_JAR)"
+	@echo "  make clean   remove .venv, node_modules, var, frontend/dist and build"
 	@echo ""
 	@echo "Variables: PORT=$(PORT) TEST_POSTGRES_URL=$(TEST_POSTGRES_URL)"
 
@@ -73,7 +74,23 @@ $(CHROMIUM):
 # a secret key of this checkout's own in var/) unless DJANGO_DEBUG is set otherwise.
 DJANGO_DEBUG ?= true
 
-run: $(INSTALLED) $(FRONTEND_STAMP)
+# The Java functions Spark runs for the SQL path (backend/runtime/spark/jvm/), compiled
+# against the pyspark jars of the venv; the session ships the jar with `spark.jars`.
+SPARK_JAR := build/spark/streamgraph-spark.jar
+SPARK_JAVA := $(shell find backend/runtime/spark/jvm -name '*.java' 2>/dev/null)
+
+$(SPARK_JAR): $(INSTALLED) $(SPARK_JAVA)
+	rm -rf build/spark/classes $@.partial
+	mkdir -p build/spark/classes
+	javac -nowarn --release 17 -d build/spark/classes \
+		-cp "$$($(PY) -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')/*" \
+		$(SPARK_JAVA)
+	jar --create --file $@.partial -C build/spark/classes .
+	mv $@.partial $@
+
+spark-jar: $(SPARK_JAR)
+
+run: $(INSTALLED) $(FRONTEND_STAMP) $(SPARK_JAR)
 	@echo "make run: DJANGO_DEBUG=$(DJANGO_DEBUG) (development settings; production needs SECRET_KEY)"
 	DJANGO_DEBUG=$(DJANGO_DEBUG) $(PY) manage.py migrate --noinput
 	DJANGO_DEBUG=$(DJANGO_DEBUG) $(PY) manage.py serve --port $(PORT)
@@ -83,7 +100,7 @@ lint: $(INSTALLED)
 	$(BIN)/ruff format --check .
 	$(PY) tools/commit_subjects.py
 
-test: lint $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM)
+test: lint $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM) $(SPARK_JAR)
 	$(BIN)/mypy
 	PYTHONPATH=backend $(BIN)/lint-imports
 	npm run lint
@@ -109,7 +126,7 @@ fmt: $(INSTALLED) $(NODE_STAMP)
 	$(BIN)/ruff check --fix .
 	npm run format
 
-bench: $(INSTALLED) $(FRONTEND_STAMP) $(CHROMIUM)
+bench: $(INSTALLED) $(FRONTEND_STAMP) $(CHROMIUM) $(SPARK_JAR)
 	PYTHONPATH=backend $(PY) -m benchmarks.compiler_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.runnability_bench
 	PYTHONPATH=backend $(PY) -m benchmarks.savepoint_bench
@@ -139,4 +156,4 @@ $(EXECUTOR_ARCHIVE): requirements/executor.txt
 executor-env: $(EXECUTOR_ARCHIVE)
 
 clean:
-	rm -rf $(VENV) node_modules var frontend/dist
+	rm -rf $(VENV) node_modules var frontend/dist build

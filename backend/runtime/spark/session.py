@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from runtime.clusters import CLUSTER_TASK_ATTEMPTS, ClusterProfile
 from runtime.shipping import code_zip
+from runtime.spark.javafns import available, jar_path, register
 from runtime.spark.listener import ListenerHub
 
 if TYPE_CHECKING:
@@ -148,6 +149,11 @@ class SparkSettings:
         if host is not None:
             conf["spark.driver.host"] = host
         conf.update(self.conf)
+        jar = jar_path()
+        if jar is not None:
+            # The SQL path's Java functions, served to every executor (`javafns`).
+            jars = conf.get("spark.jars")
+            conf["spark.jars"] = f"{jar},{jars}" if jars else jar
         if self.python_worker_memory is not None:
             # Python's address space per worker (RLIMIT_AS), set by PySpark's worker; after
             # the further properties, so that none of them lifts it.
@@ -253,6 +259,8 @@ def _start(settings: SparkSettings) -> Session:
         os.unlink(pools)  # read once, while the SparkContext starts
     spark.sparkContext.setLogLevel(settings.log_level)
     code = _ship_code(spark.sparkContext, Path(settings.code_cache_dir or DEFAULT_CODE_CACHE))
+    if available(spark):
+        register(spark)
     listener = ListenerHub()
     listener.attach(spark.sparkContext)
     session = Session(

@@ -1,0 +1,74 @@
+"""The Java functions of the SQL path (`runtime/spark/jvm/`, built by `make spark-jar`).
+
+`JAR` is shipped with the session (`spark.jars`: served to every executor, on a cluster
+too) when it exists; without it no vertex runs as SQL. `register(spark)` names the
+functions in a SparkSession's SQL:
+
+- `sg_key_hash(key, narrow)`: the key's Java `hashCode` (String over UTF-16, Integer,
+  Long, Boolean, a struct as Flink's TupleN); `narrow`: a bigint that fits 32 bits
+  hashes as an Integer, the runtime's rule for Python ints;
+- `sg_subtask(key, narrow, max_parallelism, parallelism)`: Flink's key group -> subtask,
+  `compiler.keygroups.assign_key_to_parallel_operator`;
+- `sg_partition_code(subtask, partitions)`: an int that Spark's hash partitioning
+  (Murmur3 with seed 42, pmod) sends to partition `subtask`, found by inverting Spark's
+  own hash (`Murmur3_x86_32`), so `repartition(p, code)` puts each row on its subtask.
+
+`text_frame` reads text files split over subtasks exactly as the `source.text` operator
+(`operators.sources.text_lines`): partition i is subtask i.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+JAR = Path(__file__).resolve().parents[3] / "build" / "spark" / "streamgraph-spark.jar"
+PACKAGE = "streamgraph.spark"
+FUNCTIONS = {
+    "sg_key_hash": "KeyHash",
+    "sg_subtask": "SubtaskOf",
+    "sg_partition_code": "PartitionCode",
+}
+
+
+def jar_path() -> str | None:
+    """The jar to ship, or None when it was not built."""
+    return str(JAR) if JAR.is_file() else None
+
+
+def available(spark: SparkSession) -> bool:
+    """Whether this session's JVM has the functions (the jar was shipped at its start)."""
+    jvm: Any = spark.sparkContext._jvm
+    try:
+        jvm.java.lang.Class.forName(
+            f"{PACKAGE}.FlinkKeys", True, jvm.Thread.currentThread().getContextClassLoader()
+        )
+    except Exception:
+        return False
+    return True
+
+
+def register(spark: SparkSession) -> None:
+    from pyspark.sql.types import IntegerType
+
+    for name, cls in FUNCTIONS.items():
+        spark.udf.registerJavaFunction(name, f"{PACKAGE}.{cls}", IntegerType())
+
+
+def text_frame(spark: SparkSession, uris: list[str], parallelism: int) -> tuple[DataFrame, int]:
+    """(subtask, line, value) of the files' lines, and the id of the RDD that reads them."""
+    from pyspark.sql import DataFrame
+
+    context = spark.sparkContext
+    jvm: Any = context._jvm
+    gateway: Any = context._gateway
+    paths = gateway.new_array(jvm.java.lang.String, len(uris))
+    for index, uri in enumerate(uris):
+        paths[index] = uri
+    reader = getattr(jvm, f"{PACKAGE}.TextRanges")
+    rows = reader.read(context._jsc, paths, parallelism)
+    frame = DataFrame(reader.frame(spark._jsparkSession, rows), spark)
+    return frame, int(rows.id())

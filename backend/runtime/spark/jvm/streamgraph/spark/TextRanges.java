@@ -1,0 +1,198 @@
+package streamgraph.spark;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The lines of text files as the runtime's text source splits them over its subtasks
+ * (runtime.operators.sources.text_lines): per file, subtask i reads the lines whose first
+ * byte lies in [size * i / p, size * (i + 1) / p), without line breaks (a trailing \r
+ * dropped), decoded as UTF-8. Partition i of the result is subtask i; each row is
+ * (subtask, line number within the subtask, text).
+ */
+public final class TextRanges {
+  private TextRanges() {}
+
+  public static final StructType SCHEMA =
+      new StructType()
+          .add("subtask", DataTypes.IntegerType, false)
+          .add("line", DataTypes.LongType, false)
+          .add("value", DataTypes.StringType, false);
+
+  public static JavaRDD<Row> read(JavaSparkContext context, String[] uris, int parallelism) {
+    List<Integer> subtasks = new ArrayList<>();
+    for (int i = 0; i < parallelism; i++) {
+      subtasks.add(i);
+    }
+    String[] files = uris.clone();
+    return context
+        .parallelize(subtasks, parallelism)
+        .mapPartitions(
+            indexes -> {
+              int subtask = indexes.next();
+              return new Lines(files, subtask, parallelism);
+            });
+  }
+
+  public static Dataset<Row> frame(SparkSession spark, JavaRDD<Row> rows) {
+    return spark.createDataFrame(rows, SCHEMA);
+  }
+
+  /** The rows of one subtask, read lazily file after file. */
+  static final class Lines implements Iterator<Row> {
+    private final String[] files;
+    private final int subtask;
+    private final int parallelism;
+    private final Configuration conf = new Configuration();
+    private final ByteArrayOutputStream pending = new ByteArrayOutputStream(256);
+    private final byte[] block = new byte[1 << 16];
+    private int blockStart;
+    private int blockEnd;
+    private int file = -1;
+    private InputStream stream;
+    private long position;
+    private long end;
+    private long line;
+    private Row next;
+
+    Lines(String[] files, int subtask, int parallelism) {
+      this.files = files;
+      this.subtask = subtask;
+      this.parallelism = parallelism;
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (next == null) {
+        try {
+          next = advance();
+        } catch (IOException error) {
+          throw new UncheckedIOException(error);
+        }
+      }
+      return next != null;
+    }
+
+    @Override
+    public Row next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      Row row = next;
+      next = null;
+      return row;
+    }
+
+    private Row advance() throws IOException {
+      while (true) {
+        if (stream != null && position < end) {
+          String text = readLine();
+          if (text != null) {
+            return RowFactory.create(subtask, line++, text);
+          }
+        }
+        if (stream != null) {
+          stream.close();
+          stream = null;
+        }
+        if (!open()) {
+          return null;
+        }
+      }
+    }
+
+    /** Opens the next file with bytes in this subtask's range; false after the last. */
+    private boolean open() throws IOException {
+      while (++file < files.length) {
+        Path path = new Path(files[file]);
+        FileSystem fs = path.getFileSystem(conf);
+        long size = fs.getFileStatus(path).getLen();
+        long start = size * subtask / parallelism;
+        end = size * (subtask + 1) / parallelism;
+        if (start >= end) {
+          continue;
+        }
+        FSDataInputStream input = fs.open(path);
+        stream = input;
+        blockStart = blockEnd = 0;
+        position = 0;
+        if (start > 0) {
+          // The line under `start` belongs to the range where it starts: skip to the next.
+          input.seek(start - 1);
+          position = start - 1;
+          readLine();
+        }
+        return true;
+      }
+      return false;
+    }
+
+    /** The line starting at `position`, or null at the end of the file. */
+    private String readLine() throws IOException {
+      pending.reset();
+      boolean any = false;
+      while (true) {
+        if (blockStart == blockEnd) {
+          int read = stream.read(block, 0, block.length);
+          if (read <= 0) {
+            if (!any) {
+              end = position; // end of the file
+              return null;
+            }
+            return decode(pending.toByteArray(), pending.size());
+          }
+          blockStart = 0;
+          blockEnd = read;
+        }
+        any = true;
+        int from = blockStart;
+        int stop = from;
+        while (stop < blockEnd && block[stop] != '\n') {
+          stop++;
+        }
+        if (stop < blockEnd) {
+          position += stop - from + 1;
+          blockStart = stop + 1;
+          if (pending.size() == 0) {
+            return decode(block, from, stop - from);
+          }
+          pending.write(block, from, stop - from);
+          return decode(pending.toByteArray(), pending.size());
+        }
+        position += blockEnd - from;
+        pending.write(block, from, blockEnd - from);
+        blockStart = blockEnd;
+      }
+    }
+
+    private static String decode(byte[] bytes, int length) {
+      return decode(bytes, 0, length);
+    }
+
+    private static String decode(byte[] bytes, int offset, int length) {
+      if (length > 0 && bytes[offset + length - 1] == '\r') {
+        length--;
+      }
+      return new String(bytes, offset, length, StandardCharsets.UTF_8);
+    }
+  }
+}
