@@ -1,0 +1,348 @@
+"""Expressions of the expression language as Spark SQL columns, where the meaning is the same.
+
+`translate(text, variables)` returns the value of an expression over values that are
+Spark columns: a `Col` (a column and the Python type its values have: `int`, `float`,
+`str`, `bool`, `strs` for a list of str) or a `Tup` (a Python tuple of values, kept
+apart field by field, so `x[0]` of a tuple is resolved here and never reaches Spark).
+Anything whose Spark meaning could differ from Python's raises `Untranslatable` with the
+reason, and the vertex runs its Python chain instead (`runtime.spark.sqlpath`).
+
+The subset, and why it is exact:
+
+- literals (int within 64 bits, float, str, bool); the variables; tuple displays; a
+  tuple's field by a constant index (negative too);
+- `+ - *` on ints (Spark's bigint arithmetic; ANSI mode fails a run on overflow, where
+  Python would go on with a big int), on floats and an int with a float (IEEE doubles
+  both); `+` of two str; `%` of an int by a positive int constant (`pmod`, Python's sign
+  rule); unary `-` and `+` on numbers, `not` on bools;
+- comparisons of two values of the same type (str by code point, which is Spark's
+  binary order of UTF-8); `and` / `or` of bools; `a if c else b` of one type;
+- `lower()`, `upper()` (Java's full case mappings, as Python's); `strip()`, `lstrip()`,
+  `rstrip()` without arguments (Python's whitespace, all of it) or with a str literal;
+  `split()` without arguments (runs of Python's whitespace, no empty words) or with a
+  non-empty str literal; `replace` of non-empty str literals; `startswith` and
+  `endswith` of a str literal;
+- `len` of a str (code points) or of a split; `str` of an int, str or bool; `abs` of
+  a number.
+
+Division, subscripts of text, comprehensions, other methods and builtins, and values of
+mixed types are not translated.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
+
+INT_KINDS = ("int",)
+NUMBER_KINDS = ("int", "float")
+SCALAR_KINDS = ("int", "float", "str", "bool")
+_LONG = 1 << 63
+
+
+class Untranslatable(ValueError):
+    """The expression has no Spark SQL form with the same meaning (the message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Col:
+    column: Column
+    kind: str
+    """`int`, `float`, `str`, `bool`, or `strs` (a list of str)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tup:
+    items: tuple[Value, ...]
+
+
+Value = Col | Tup
+
+
+@lru_cache(maxsize=1)
+def whitespace_class() -> str:
+    """Python's whitespace (`str.isspace`, what `split()` and `strip()` use) as a Java
+    regular expression character class."""
+    chars = [chr(code) for code in range(0x3001) if chr(code).isspace()]
+    return "[" + "".join(f"\\u{ord(c):04x}" for c in chars) + "]"
+
+
+def _literal_class(chars: str) -> str:
+    return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in chars) + "]"
+
+
+def translate(text: str, variables: Mapping[str, Value]) -> Value:
+    """The expression `text` (already checked by `compile_expression`) over `variables`."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as error:
+        raise Untranslatable(f"not an expression: {error.msg}") from None
+    return _Translator(variables).value(tree)
+
+
+class _Translator:
+    def __init__(self, variables: Mapping[str, Value]) -> None:
+        self.variables = variables
+
+    def value(self, node: ast.expr) -> Value:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise Untranslatable(f"{type(node).__name__.lower()} is not translated")
+        result: Value = method(node)
+        return result
+
+    def col(self, node: ast.expr, *kinds: str) -> Col:
+        value = self.value(node)
+        if not isinstance(value, Col):
+            raise Untranslatable("a tuple where a single value is needed")
+        if kinds and value.kind not in kinds:
+            raise Untranslatable(f"a {value.kind} where {' or '.join(kinds)} is needed")
+        return value
+
+    # nodes -------------------------------------------------------------------------------
+
+    def _Constant(self, node: ast.Constant) -> Value:
+        from pyspark.sql import functions as F
+
+        value = node.value
+        if isinstance(value, bool):
+            return Col(F.lit(value), "bool")
+        if isinstance(value, int):
+            if not -_LONG <= value < _LONG:
+                raise Untranslatable("an int beyond 64 bits")
+            return Col(F.lit(value).cast("bigint"), "int")
+        if isinstance(value, float):
+            return Col(F.lit(value).cast("double"), "float")
+        if isinstance(value, str):
+            return Col(F.lit(value), "str")
+        raise Untranslatable(f"a {type(value).__name__} literal")
+
+    def _Name(self, node: ast.Name) -> Value:
+        if node.id not in self.variables:
+            raise Untranslatable(f"{node.id} is not translated")
+        return self.variables[node.id]
+
+    def _Tuple(self, node: ast.Tuple) -> Value:
+        return Tup(tuple(self.value(item) for item in node.elts))
+
+    def _Subscript(self, node: ast.Subscript) -> Value:
+        base = self.value(node.value)
+        index = node.slice
+        if not isinstance(base, Tup):
+            raise Untranslatable("a subscript of something other than a tuple")
+        if (
+            isinstance(index, ast.UnaryOp)
+            and isinstance(index.op, ast.USub)
+            and isinstance(index.operand, ast.Constant)
+            and type(index.operand.value) is int
+        ):
+            position = -index.operand.value
+        elif isinstance(index, ast.Constant) and type(index.value) is int:
+            position = index.value
+        else:
+            raise Untranslatable("a tuple index that is not an int literal")
+        if not -len(base.items) <= position < len(base.items):
+            raise Untranslatable("a tuple index out of range")
+        return base.items[position]
+
+    def _BinOp(self, node: ast.BinOp) -> Value:
+        from pyspark.sql import functions as F
+
+        left, right = self.col(node.left), self.col(node.right)
+        op = node.op
+        if isinstance(op, ast.Add) and left.kind == right.kind == "str":
+            return Col(F.concat(left.column, right.column), "str")
+        if isinstance(op, ast.Mod):
+            constant = node.right
+            if (
+                left.kind == "int"
+                and isinstance(constant, ast.Constant)
+                and type(constant.value) is int
+                and constant.value > 0
+            ):
+                return Col(F.pmod(left.column, right.column), "int")
+            raise Untranslatable("% other than an int by a positive int literal")
+        if not isinstance(op, ast.Add | ast.Sub | ast.Mult):
+            raise Untranslatable(f"the operator {type(op).__name__} is not translated")
+        if left.kind not in NUMBER_KINDS or right.kind not in NUMBER_KINDS:
+            raise Untranslatable(f"arithmetic of {left.kind} and {right.kind}")
+        kind = "int" if left.kind == right.kind == "int" else "float"
+        a, b = left.column, right.column
+        if kind == "float":
+            a, b = a.cast("double"), b.cast("double")
+        if isinstance(op, ast.Add):
+            return Col(a + b, kind)
+        if isinstance(op, ast.Sub):
+            return Col(a - b, kind)
+        return Col(a * b, kind)
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Value:
+        if isinstance(node.op, ast.Not):
+            return Col(~self.col(node.operand, "bool").column, "bool")
+        operand = self.col(node.operand, *NUMBER_KINDS)
+        if isinstance(node.op, ast.USub):
+            return Col(-operand.column, operand.kind)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        raise Untranslatable("~ is not translated")
+
+    def _BoolOp(self, node: ast.BoolOp) -> Value:
+        columns = [self.col(value, "bool").column for value in node.values]
+        result = columns[0]
+        for column in columns[1:]:
+            result = result & column if isinstance(node.op, ast.And) else result | column
+        return Col(result, "bool")
+
+    def _Compare(self, node: ast.Compare) -> Value:
+        operands = [self.col(node.left, *SCALAR_KINDS)]
+        operands += [self.col(c, *SCALAR_KINDS) for c in node.comparators]
+        result: Column | None = None
+        for op, left, right in zip(node.ops, operands, operands[1:], strict=False):
+            if left.kind != right.kind:
+                raise Untranslatable(f"a comparison of {left.kind} with {right.kind}")
+            a, b = left.column, right.column
+            if isinstance(op, ast.Eq):
+                test = a == b
+            elif isinstance(op, ast.NotEq):
+                test = a != b
+            elif isinstance(op, ast.Lt):
+                test = a < b
+            elif isinstance(op, ast.LtE):
+                test = a <= b
+            elif isinstance(op, ast.Gt):
+                test = a > b
+            elif isinstance(op, ast.GtE):
+                test = a >= b
+            else:
+                raise Untranslatable(f"the comparison {type(op).__name__} is not translated")
+            result = test if result is None else result & test
+        assert result is not None
+        return Col(result, "bool")
+
+    def _IfExp(self, node: ast.IfExp) -> Value:
+        from pyspark.sql import functions as F
+
+        test = self.col(node.test, "bool")
+        body, orelse = self.col(node.body), self.col(node.orelse)
+        if body.kind != orelse.kind or body.kind == "strs":
+            raise Untranslatable("a conditional whose branches differ in type")
+        return Col(F.when(test.column, body.column).otherwise(orelse.column), body.kind)
+
+    def _Call(self, node: ast.Call) -> Value:
+        if node.keywords:
+            raise Untranslatable("keyword arguments are not translated")
+        if isinstance(node.func, ast.Attribute):
+            return self._method(node.func.attr, self.col(node.func.value), node.args)
+        if isinstance(node.func, ast.Name) and node.func.id not in self.variables:
+            return self._builtin(node.func.id, node.args)
+        raise Untranslatable("a call of a value")
+
+    def _method(self, name: str, target: Col, args: list[ast.expr]) -> Value:
+        from pyspark.sql import functions as F
+
+        if target.kind != "str":
+            raise Untranslatable(f"{target.kind}.{name}() is not translated")
+        column = target.column
+        literals = [_str_literal(arg) for arg in args]
+        if name in ("lower", "upper") and not args:
+            return Col(F.lower(column) if name == "lower" else F.upper(column), "str")
+        if name in ("strip", "lstrip", "rstrip") and len(args) <= 1:
+            chars = whitespace_class() if not args else _literal_class(literals[0])
+            if args and not literals[0]:
+                return target  # nothing to strip
+            pattern = {
+                "strip": f"^{chars}+|{chars}+$",
+                "lstrip": f"^{chars}+",
+                "rstrip": f"{chars}+$",
+            }[name]
+            return Col(F.regexp_replace(column, pattern, ""), "str")
+        if name == "split" and not args:
+            words = F.split(column, whitespace_class() + "+")
+            return Col(F.filter(words, lambda word: word != ""), "strs")
+        if name == "split" and len(args) == 1 and literals[0]:
+            pattern = "".join(f"\\x{{{ord(c):x}}}" for c in literals[0])
+            return Col(F.split(column, pattern, -1), "strs")
+        if name == "replace" and len(args) == 2 and literals[0]:
+            return Col(F.replace(column, F.lit(literals[0]), F.lit(literals[1])), "str")
+        if name in ("startswith", "endswith") and len(args) == 1:
+            test = column.startswith(literals[0]) if name == "startswith" else None
+            if test is None:
+                test = column.endswith(literals[0])
+            return Col(test, "bool")
+        raise Untranslatable(f"str.{name}() with these arguments is not translated")
+
+    def _builtin(self, name: str, args: list[ast.expr]) -> Value:
+        from pyspark.sql import functions as F
+
+        if len(args) != 1:
+            raise Untranslatable(f"{name}() with {len(args)} arguments is not translated")
+        value = self.col(args[0])
+        if name == "len" and value.kind == "str":
+            return Col(F.char_length(value.column).cast("bigint"), "int")
+        if name == "len" and value.kind == "strs":
+            return Col(F.size(value.column).cast("bigint"), "int")
+        if name == "str" and value.kind in ("int", "str"):
+            return Col(value.column.cast("string"), "str")
+        if name == "str" and value.kind == "bool":
+            return Col(F.when(value.column, "True").otherwise("False"), "str")
+        if name == "abs" and value.kind in NUMBER_KINDS:
+            return Col(F.abs(value.column), value.kind)
+        raise Untranslatable(f"{name}() of a {value.kind} is not translated")
+
+
+def _str_literal(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    raise Untranslatable("a method argument that is not a str literal")
+
+
+def leaves(value: Value) -> list[Col]:
+    """The columns of a value, depth first."""
+    if isinstance(value, Col):
+        return [value]
+    return [leaf for item in value.items for leaf in leaves(item)]
+
+
+def rebuild(value: Value, columns: list[Any]) -> Value:
+    """`value`'s shape over other columns (in `leaves` order), kinds kept."""
+    position = 0
+
+    def build(part: Value) -> Value:
+        nonlocal position
+        if isinstance(part, Col):
+            column = columns[position]
+            position += 1
+            return Col(column, part.kind)
+        return Tup(tuple(build(item) for item in part.items))
+
+    return build(value)
+
+
+def as_struct(value: Value) -> Column:
+    """One column for a value: a scalar as it is, a tuple as a struct of its fields
+    (the form the key functions read as Flink's TupleN)."""
+    from pyspark.sql import functions as F
+
+    if isinstance(value, Col):
+        if value.kind not in ("int", "str", "bool"):
+            raise Untranslatable(f"a {value.kind} key (keys are int, str, bool or tuples)")
+        return value.column
+    return F.struct(*[as_struct(item).alias(f"_{i}") for i, item in enumerate(value.items)])
+
+
+def python_value(value: Value, row: Any) -> Any:
+    """A translated value's Python form, from a Spark row's leaves (in `leaves` order)."""
+    cells = iter(row)
+
+    def build(part: Value) -> Any:
+        if isinstance(part, Col):
+            return next(cells)
+        return tuple(build(item) for item in part.items)
+
+    return build(value)

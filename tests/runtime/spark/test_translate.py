@@ -1,0 +1,95 @@
+"""Expressions translated to Spark SQL give what the Python chain gives, value for value,
+and the ones whose meaning could differ are refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from runtime.expressions import compile_expression
+from runtime.spark.session import Session
+from runtime.spark.translate import Col, Tup, Untranslatable, leaves, python_value, translate
+
+TEXTS = [
+    "Hello World", "  leading and trailing  ", "", "tabs\tand\nnewlines\r\n", "a,b,,c,",
+    "Straße ÉTÉ naïve", "ΟΔΟΣ Σ", "İstanbul", "日本語 テキスト", "emoji 😀 pair",
+    "nbsp\u00a0and\u3000ideographic\u2028line", "x", "a--b--", ",", "ǅ titlecase",
+]  # fmt: skip
+INTS = [0, 1, -1, 7, -13, 2**31, -(2**31) - 5, 10**15, 123456789]
+
+TEXT_EXPRESSIONS = [
+    "x.lower()", "x.upper()", "x.strip()", "x.lstrip()", "x.rstrip()", "x.strip(' ,')",
+    "x.split()", "x.split(',')", "x.split('--')", "x.lower().split()", "len(x)",
+    "len(x.split())", "x + '!'", "x.replace('a', 'AA')", "x.startswith('a')",
+    "x.endswith(',')", "(x, 1)", "(x.lower(), len(x), len(x) > 3)", "x == 'x'",
+    "x < 'b'", "x >= 'a' and x != ''", "not x.startswith(' ')", "'big' if len(x) > 5 else x",
+    "(x, (len(x), x.upper()))[1][0]", "str(len(x))", "str(len(x) > 2)",
+]  # fmt: skip
+INT_EXPRESSIONS = [
+    "x + 1", "x - 3", "x * 2", "x * 2.5", "x % 7", "x % 2 == 0", "-x", "abs(x)",
+    "(x, x % 3)", "str(x)", "x > 3 and x < 100", "x if x > 0 else -x", "1 < x <= 7",
+    "x + 0.5 > 2.0",
+]  # fmt: skip
+REFUSED = [
+    ("x / 2", "int"), ("x // 2", "int"), ("x % y", "int"), ("x % -3", "int"), ("x[0]", "str"),
+    ("[w for w in x]", "str"), ("x.title()", "str"), ("sorted(x)", "str"), ("x == 1", "str"),
+    ("x + 1", "str"), ("len(x, 2)", "str"), ("x.split(sep=',')", "str"),
+    ("x.replace('', 'a')", "str"), ("max(x, 'a')", "str"), ("(x, 1)[2]", "str"),
+    ("x + 0.5 > 2", "int"), ("x * 'ab'", "int"), ("x % 2", "str"), ("x.lower()", "int"),
+]  # fmt: skip
+
+
+def _python(value: Any) -> Any:
+    """Spark's row values as Python's: arrays as lists, rows as tuples."""
+    if isinstance(value, tuple):
+        return tuple(_python(v) for v in value)
+    if isinstance(value, list):
+        return [_python(v) for v in value]
+    return value
+
+
+def _check(spark: Any, column_type: str, values: list[Any], expressions: list[str]) -> None:
+    from pyspark.sql import functions as F
+
+    frame = spark.createDataFrame([(v,) for v in values], f"x {column_type}")
+    source = Col(F.col("x"), "str" if column_type == "string" else "int")
+    translated = [translate(text, {"x": source}) for text in expressions]
+    columns = []
+    for index, value in enumerate(translated):
+        columns += [leaf.column.alias(f"e{index}_{n}") for n, leaf in enumerate(leaves(value))]
+    rows = frame.select(F.col("x"), *columns).collect()
+    for row in rows:
+        cells = list(row)[1:]
+        for text, value in zip(expressions, translated, strict=True):
+            count = len(leaves(value))
+            got = _python(python_value(value, cells[:count]))
+            cells = cells[count:]
+            expected = compile_expression(text, ("x",)).function(row["x"])
+            assert got == expected, (text, row["x"])
+            if isinstance(value, Col) and value.kind != "strs":
+                assert type(got) is type(expected), (text, row["x"])
+
+
+def test_text_expressions(spark: Session) -> None:
+    _check(spark.spark, "string", TEXTS, TEXT_EXPRESSIONS)
+
+
+def test_int_expressions(spark: Session) -> None:
+    _check(spark.spark, "bigint", INTS, INT_EXPRESSIONS)
+
+
+@pytest.mark.parametrize(("text", "kind"), REFUSED)
+def test_what_could_mean_something_else_is_refused(spark: Session, text: str, kind: str) -> None:
+    from pyspark.sql import functions as F
+
+    with pytest.raises(Untranslatable):
+        translate(text, {"x": Col(F.col("x"), kind), "y": Col(F.col("y"), "int")})
+
+
+def test_tuples_stay_apart_field_by_field(spark: Session) -> None:
+    from pyspark.sql import functions as F
+
+    record = Tup((Col(F.col("w"), "str"), Col(F.col("n"), "int")))
+    value = translate("(x[1] + 1, x[0])", {"x": record})
+    assert isinstance(value, Tup) and [leaf.kind for leaf in leaves(value)] == ["int", "str"]
