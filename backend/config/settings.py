@@ -215,6 +215,9 @@ RUN_MAX_SUBTASKS = int(os.environ.get("RUN_MAX_SUBTASKS", "2048"))
 RUN_EXECUTOR = os.environ.get("RUN_EXECUTOR", "spark").strip()
 if RUN_EXECUTOR not in {"spark", "local"}:
     raise ImproperlyConfigured(f"RUN_EXECUTOR must be 'spark' or 'local', not {RUN_EXECUTOR!r}.")
+RUN_SPARK_SQL = env_bool("RUN_SPARK_SQL", True)
+"""Run as Spark SQL the vertices whose chains translate (runtime/spark/sqlpath.py); off,
+every vertex runs its Python chain."""
 RUNTIME_DATA_DIR = Path(os.environ.get("RUNTIME_DATA_DIR", str(VAR_DIR / "data")))
 """The server's data folder: the data location of runs unless `RUNTIME_DATA_URI` names
 another."""

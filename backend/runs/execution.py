@@ -109,6 +109,7 @@ def run_execute(
         settings.RUN_EXECUTOR,
         redis_url=settings.RUN_EVENTS_URL,
         code_cache_dir=str(settings.RUNTIME_CACHE_DIR / "spark-code"),
+        sql=settings.RUN_SPARK_SQL,
     )
     collector = Collector(
         run,

@@ -38,10 +38,13 @@ class Executor(Protocol):
     ) -> RunResult: ...
 
 
-def executor_for(name: str, *, redis_url: str, code_cache_dir: str | None = None) -> Executor:
-    """The executor a setting names: `spark` (production) or `local` (the reference)."""
+def executor_for(
+    name: str, *, redis_url: str, code_cache_dir: str | None = None, sql: bool = True
+) -> Executor:
+    """The executor a setting names: `spark` (production) or `local` (the reference).
+    `sql`: Spark runs the vertices that translate as Spark SQL (`spark.sqlpath`)."""
     if name == "spark":
-        return SparkExecutor(redis_url, code_cache_dir)
+        return SparkExecutor(redis_url, code_cache_dir, sql)
     if name == "local":
         return LocalExecutor(redis_url)
     raise ValueError(f"unknown executor {name!r}")
@@ -52,6 +55,7 @@ class SparkExecutor:
     redis_url: str
     code_cache_dir: str | None = None
     """Where the session keeps the zip of the code it ships (`runtime.shipping`)."""
+    sql: bool = True
 
     def __call__(
         self,
@@ -88,6 +92,7 @@ class SparkExecutor:
             executors_redis_url=cluster.events_url,
             session=session,
             cancel=cancel,
+            sql=self.sql,
         )
 
 

@@ -58,6 +58,15 @@ from runtime.spark.hadoop import HadoopStorage, source_reads, staged_part, write
 from runtime.spark.hooks import Monitored, Reporting, event_publisher
 from runtime.spark.listener import RunTracker, Slot
 from runtime.spark.session import Session
+from runtime.spark.sqlpath import (
+    Choice,
+    FedBody,
+    Produced,
+    ProducedCounts,
+    Untranslatable,
+    choose,
+    sql_session,
+)
 from runtime.spark.tasks import (
     Rekey,
     SubtaskSummary,
@@ -72,6 +81,7 @@ if TYPE_CHECKING:
     from pyspark.accumulators import Accumulator
     from pyspark.core.context import SparkContext
     from pyspark.core.rdd import RDD
+    from pyspark.sql import SparkSession
 
     from runtime.plan import NodePlan, RunPlan, VertexPlan
 
@@ -102,6 +112,7 @@ def run_on_spark(
     progress_period: float = 0.25,
     timeout: float | None = None,
     job_end_timeout: float = 10.0,
+    sql: bool = True,
 ) -> RunResult:
     """Run `plan` as one Spark job on `session`; events go to the run's Redis channel, at
     `redis_url` from the driver and `executors_redis_url` (default the same) from the
@@ -110,7 +121,8 @@ def run_on_spark(
     Returns when the job has ended and the listener has reported its end (or after
     `job_end_timeout` more seconds). Setting `cancel` stops the job: its tasks are
     killed and the subtasks end CANCELED. A run still going after `timeout` seconds is
-    stopped the same way and FAILED.
+    stopped the same way and FAILED. `sql`: run the vertices that can as Spark SQL
+    (`sqlpath`); off, every vertex runs its Python chain.
     """
     started = time.perf_counter()
     reporting = Reporting(
@@ -141,7 +153,7 @@ def run_on_spark(
     tracker = RunTracker(tag, publish, slots)
     session.listener.register(tracker)
     try:
-        job = _Job(plan, context, reporting, tracker)
+        job = _Job(plan, context, reporting, tracker, spark=session.spark if sql else None)
         try:
             job.build()
         except Exception as build_error:
@@ -164,6 +176,10 @@ def run_on_spark(
     if outcome is RunOutcome.FAILED and not job.timed_out:
         error = _failure_text(plan, tracker, error)
     outcome, error = job.commit(outcome, error)
+    job.report_sql_vertices(outcome, publish)
+    details["engines"] = job.engines()
+    if job.choice is not None and job.choice.reasons:
+        details["pythonBecause"] = dict(job.choice.reasons)
     details["seconds"] = round(time.perf_counter() - started, 6)
     details["subtasks"] = {
         f"{s.vertex}/{s.subtask}": [s.records_in, s.records_out] for s in job.summaries
@@ -195,6 +211,11 @@ class _Job:
     """Where Hadoop's writer puts the file sinks' parts, on another scheme than `file:`."""
     written: list[tuple[int, int, int]] = field(default_factory=list)
     """(file sink, subtask, partition of the final RDD that writes its part)."""
+    spark: SparkSession | None = None
+    """The session whose SQL runs the vertices that can (`sqlpath`); None: none do."""
+    choice: Choice | None = None
+    produced: Accumulator[Produced] | None = None
+    """Records out per subtask of the SQL producers (`sqlpath.FedBody`)."""
 
     def build(self) -> None:
         from pyspark.util import _parse_memory
@@ -207,6 +228,16 @@ class _Job:
         sort_memory = _parse_memory(context.getConf().get("spark.python.worker.memory", "512m"))
         if hadoop is not None and any(_file_sinks(v) for v in self.plan.vertices):
             self.staging = f".staging-{self.plan.token}"
+        spark = self.spark if hadoop is None else None
+        try:
+            session = None if spark is None else sql_session(spark)
+        except Untranslatable as reason:
+            logger.warning("no vertex of %s runs as SQL: %s", self.plan.name, reason)
+            session = None
+        self.choice = choose(self.plan, session)
+        producers = self.choice.producers
+        if self.choice.feeds:
+            self.produced = context.accumulator({}, ProducedCounts())
         # Vertices whose anchor is a union: of several inputs, or of an input and reads.
         unions = {
             v.id
@@ -220,14 +251,22 @@ class _Job:
         parts: list[tuple[int, int, RDD[Any]]] = []
         for vertex in self.plan.vertices:
             p = vertex.parallelism
-            inputs = [edges[vertex.id, i.position] for i in vertex.inputs]
+            if vertex.id in producers:
+                # Runs inside its consumer's feed: its tasks read its files in the JVM.
+                slots = [(vertex.id, i) for i in range(p)]
+                self.tracker.add_layout(producers[vertex.id].reader, slots, in_jvm=True)
+                continue
+            feed = self.choice.feeds.get(vertex.id)
+            inputs = [] if feed else [edges[vertex.id, i.position] for i in vertex.inputs]
             sources = () if hadoop is None else _file_sources(vertex)
             if hadoop is not None and sources:
                 # Hadoop reads them on the executors; they reach each subtask as an input.
                 reads = source_reads(context, hadoop, sources, p)
                 self.tracker.add_read(reads.id(), [node.id for node in sources])
                 inputs.insert(0, reads.partitionBy(p, target_of))
-            anchor = self._anchor(vertex, inputs)
+            anchor = feed.frame.rdd if feed else self._anchor(vertex, inputs)
+            if anchor.getNumPartitions() != p:
+                raise AssertionError(f"{vertex.name}: its feed has not {p} partitions")
             anchor.setName(f"{vertex.name} [{vertex.id}]")
             self.tracker.add_layout(anchor.id(), [(vertex.id, i) for i in range(p)])
             # On another scheme, every file sink's parts move on to Hadoop's writer as
@@ -241,9 +280,16 @@ class _Job:
             if (vertex.outputs and vertex.sinks) or sinks or saving:
                 summaries = self._summary_accumulator()
             read = tuple(node.id for node in sources)
-            body = VertexBody(
-                vertex, offsets[: len(vertex.outputs)], summaries, read, sort_memory, writes
-            )
+            body: VertexBody
+            if feed:
+                assert self.produced is not None
+                body = FedBody(
+                    vertex, feed.fold, self.produced, offsets[: len(vertex.outputs)], summaries
+                )
+            else:
+                body = VertexBody(
+                    vertex, offsets[: len(vertex.outputs)], summaries, read, sort_memory, writes
+                )
             work = anchor.mapPartitionsWithIndex(Monitored(self.reporting, vertex.id, body))
             if not counts:
                 outputs.append((vertex, work))
@@ -281,6 +327,39 @@ class _Job:
                 raise AssertionError("the union of the output vertices lost partitions")
             self.tracker.add_layout(final.id(), layout)
             self.final = final
+
+    def engines(self) -> dict[str, str]:
+        """Per vertex, what ran it: `sql` or `python`."""
+        if self.choice is None:
+            return {v.id: "python" for v in self.plan.vertices}
+        return self.choice.engines(self.plan)
+
+    def report_sql_vertices(
+        self, outcome: RunOutcome, publish: Callable[[SubtaskEvent], None]
+    ) -> None:
+        """The SQL producers' exact counts, known once their consumers ran, as their
+        subtasks' FINISHED (a finished run's)."""
+        if self.choice is None or not self.choice.feeds or outcome is not RunOutcome.FINISHED:
+            return
+        assert self.produced is not None
+        produced = self.produced.value
+        now = time.time()
+        for producer in self.choice.producers.values():
+            vertex = producer.producer
+            for subtask in range(vertex.parallelism):
+                attempt = self.tracker.attempt_of((vertex.id, subtask))
+                count = produced.get((vertex.id, subtask), 0)
+                publish(
+                    SubtaskEvent(
+                        vertex.id,
+                        subtask,
+                        attempt,
+                        ExecutionState.FINISHED,
+                        now,
+                        records_out=count,
+                        source="driver",
+                    )
+                )
 
     def commit(self, outcome: RunOutcome, error: str | None) -> tuple[RunOutcome, str | None]:
         """Make the file sinks' parts visible if the run finished; else leave none."""

@@ -65,6 +65,9 @@ class RunTracker:
         self._stage_runs: dict[tuple[int, int], StageRun] = {}
         """(stage id, attempt) -> what was seen of it."""
         self._attempts: dict[Slot, tuple[int, ExecutionState]] = {}
+        self._in_jvm: set[int] = set()
+        """RDD ids of layouts whose subtasks run as Spark SQL."""
+        self._jvm_stages: set[int] = set()
         self._lock = threading.Lock()
         self._job_started = threading.Event()
         self._job_ended = threading.Event()
@@ -74,11 +77,21 @@ class RunTracker:
 
     # -- set up by the executor ------------------------------------------------------
 
-    def add_layout(self, rdd_id: int, slots: Sequence[Slot | None]) -> None:
+    def add_layout(
+        self, rdd_id: int, slots: Sequence[Slot | None], *, in_jvm: bool = False
+    ) -> None:
         """Partition i of a stage that computes RDD `rdd_id` is subtask `slots[i]` (None:
-        no subtask, a part a file sink wrote, on its way to storage)."""
+        no subtask, a part a file sink wrote, on its way to storage). `in_jvm`: the
+        subtasks run as Spark SQL, with no Python hook: a task's launch is their start."""
         with self._lock:
             self._layouts[rdd_id] = tuple(slots)
+            if in_jvm:
+                self._in_jvm.add(rdd_id)
+
+    def attempt_of(self, slot: Slot) -> int:
+        """The latest attempt of a subtask seen so far."""
+        with self._lock:
+            return self._attempts.get(slot, (0, ExecutionState.CREATED))[0]
 
     def add_move(self, rdd_id: int, edge: int) -> None:
         """A stage that computes RDD `rdd_id` runs no vertex: it moves `edge`'s records."""
@@ -156,6 +169,8 @@ class RunTracker:
             if not known:
                 return False
             self._stages[stage_id] = layout
+            if max(known) in self._in_jvm:
+                self._jvm_stages.add(stage_id)
             for slot in slots:
                 attempt, state = self._attempts.get(slot, (0, ExecutionState.CREATED))
                 if state is ExecutionState.CREATED:
@@ -179,6 +194,10 @@ class RunTracker:
                 return
             self._attempts[slot] = (attempt, ExecutionState.DEPLOYING)
             self._emit(slot, attempt, ExecutionState.DEPLOYING, launched)
+            if stage_id in self._jvm_stages:
+                for state in (ExecutionState.INITIALIZING, ExecutionState.RUNNING):
+                    self._attempts[slot] = (attempt, state)
+                    self._emit(slot, attempt, state, launched)
 
     def task_ended(
         self,

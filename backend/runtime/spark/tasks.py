@@ -116,37 +116,45 @@ class VertexBody:
         self, subtask: int, attempt: int, records: Iterator[Any], meter: Meter
     ) -> Iterator[Any]:
         vertex = self.vertex
-        if self.sources:
-            ordered = _InOrder(_sorted_reads(records, len(self.sources), self.sort_memory))
-            reads = {node: ordered.stream(rank) for rank, node in enumerate(self.sources)}
-            run = SubtaskRun(vertex, subtask, attempt, source_inputs=reads)
-            meter.track(run)
-            inputs: Iterator[Any] = ordered.stream(len(self.sources))
-        elif vertex.inputs:
-            run = SubtaskRun(vertex, subtask, attempt)
-            meter.track(run)
-            inputs = map(_VALUE, records)  # (consumer input, [records])
-        else:
-            run = SubtaskRun(vertex, subtask, attempt)
-            meter.track(run)
-            # A source's partition holds only its index. Read it all the same: a Python
-            # worker that leaves input unread is not reused, and the next task waits
-            # for a new one (seconds).
-            deque(records, maxlen=0)
-            inputs = iter(())
+        run, inputs = self.open(subtask, attempt, records, meter)
         if not vertex.outputs and not self.writes and self.summaries is None:
-            return _summarized(run, run.execute(inputs, batched_input=True, output="plain"))
+            return _summarized(run, self.execute(run, inputs, "plain"))
         if vertex.outputs:
-            output = run.execute(inputs, batched_input=True, output="batched")
+            output = self.execute(run, inputs, "batched")
             if len(vertex.outputs) > 1:
                 output = _laid_end_to_end(output, self.offsets)
         else:
-            output = _drained(run.execute(inputs, batched_input=True, output="plain"))
+            output = _drained(self.execute(run, inputs, "plain"))
         if self.writes:
             output = itertools.chain(output, _spooled(run, self.writes))
         if self.summaries is not None:
             output = _then_accumulate(run, output, self.summaries)
         return output
+
+    def open(
+        self, subtask: int, attempt: int, records: Iterator[Any], meter: Meter
+    ) -> tuple[SubtaskRun, Iterator[Any]]:
+        """The subtask's chain, tracked by `meter`, and its input as (consumer input,
+        [records]) batches."""
+        vertex = self.vertex
+        if self.sources:
+            ordered = _InOrder(_sorted_reads(records, len(self.sources), self.sort_memory))
+            reads = {node: ordered.stream(rank) for rank, node in enumerate(self.sources)}
+            run = SubtaskRun(vertex, subtask, attempt, source_inputs=reads)
+            meter.track(run)
+            return run, ordered.stream(len(self.sources))
+        run = SubtaskRun(vertex, subtask, attempt)
+        meter.track(run)
+        if vertex.inputs:
+            return run, map(_VALUE, records)  # (consumer input, [records])
+        # A source's partition holds only its index. Read it all the same: a Python
+        # worker that leaves input unread is not reused, and the next task waits for a
+        # new one (seconds).
+        deque(records, maxlen=0)
+        return run, iter(())
+
+    def execute(self, run: SubtaskRun, inputs: Iterator[Any], output: str) -> Iterator[Any]:
+        return run.execute(inputs, batched_input=True, output=output)
 
 
 def summary_of(run: SubtaskRun) -> SubtaskSummary:

@@ -1,0 +1,498 @@
+"""Vertices that run as Spark SQL instead of their Python chain, where the result is the same.
+
+A *feed* is a pair of vertices joined by one HASH JobEdge:
+
+- the producer reads text files (`source.text` or `source.file` heading the chain, on a
+  `file:` data location) and runs a straight chain of `map`, `filter` and `flat_map`
+  whose expressions translate (`translate`), as did the edge's key; the whole vertex
+  runs in the JVM: the text source's split over subtasks (`javafns.text_frame`), the
+  chain as column expressions (`flat_map` of a `split` as `posexplode`), then a partial
+  aggregation per (producer subtask, key);
+- the consumer, in a BATCH run, has that edge as its only input and a keyed `reduce`
+  whose function folds field by field (`a[i]` keeps the first record's field, `a[i] +
+  b[i]` sums ints, `max` / `min` of `a[i], b[i]`), or `sum` / `min` / `max` of a field;
+  the key may read only fields the fold keeps from the first record. The aggregated
+  rows go to the consumer's subtasks by Flink's key groups computed in the JVM
+  (`sg_subtask`), placed by Spark's own hash partitioning of a code that lands on that
+  subtask (`sg_partition_code`). The consumer's Python chain then runs as always, over
+  one record per key: each key's rows of the producer subtasks merged, in the order the
+  keys first came (producer subtask, line, position in it: the order the Python path's
+  shuffle delivers them), so its reduce emits exactly what it would have.
+
+Counts stay exact: a consumer subtask's records in are the rows its keys stood for, and
+each producer subtask's records out are summed from the same rows (an accumulator). A
+producer's subtask states come from the listener (its Spark task is the subtask: DEPLOYING,
+then INITIALIZING and RUNNING as it starts, FINISHED as it ends) and its counts from the
+driver once the consumer has run. Anything else, or any expression outside the subset,
+runs the vertices' Python chains (`Choice.reasons` says why).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pyspark.accumulators import AccumulatorParam
+
+from runtime.catalog import KEY_VARIABLES
+from runtime.expressions import compile_expression
+from runtime.paths import list_files
+from runtime.spark.hooks import Meter
+from runtime.spark.tasks import VertexBody
+from runtime.spark.translate import Col, Tup, Untranslatable, Value, as_struct, leaves, translate
+from runtime.storage import data_location
+
+if TYPE_CHECKING:
+    from pyspark.accumulators import Accumulator
+    from pyspark.sql import DataFrame, SparkSession
+
+    from runtime.chains import SubtaskRun
+    from runtime.plan import NodePlan, RunPlan, VertexPlan
+
+TEXT_SOURCES = frozenset({"source.text", "source.file"})
+STATELESS = frozenset({"map", "filter", "flat_map"})
+FOLDS = frozenset({"reduce", "sum", "min", "max"})
+BATCH = 1024
+"""Records per batch handed to the consumer's chain."""
+
+Shape = Any
+"""A record's shape: None for a single value, a tuple of shapes for a tuple."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """How the consumer's keyed head folds a key's records, leaf by leaf of the record:
+    `first` (the first record's), `sum`, `min` or `max`."""
+
+    shape: Shape
+    kinds: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Feed:
+    producer: VertexPlan
+    consumer: VertexPlan
+    fold: Fold
+    frame: DataFrame
+    """The consumer's input: (src, n, first, key, leaves...) rows, partition i subtask i."""
+    reader: int
+    """The id of the RDD that reads the producer's files (its stage's tasks)."""
+
+
+@dataclass(slots=True)
+class Choice:
+    """Which vertices of a run run as SQL, and why the others do not."""
+
+    feeds: dict[str, Feed] = field(default_factory=dict)
+    """By consumer vertex id."""
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Vertex id -> why it runs its Python chain (vertices no feed could start from)."""
+
+    @property
+    def producers(self) -> dict[str, Feed]:
+        return {feed.producer.id: feed for feed in self.feeds.values()}
+
+    def engines(self, plan: RunPlan) -> dict[str, str]:
+        sql = set(self.feeds) | set(self.producers)
+        return {v.id: "sql" if v.id in sql else "python" for v in plan.vertices}
+
+
+def sql_session(spark: SparkSession) -> SparkSession:
+    """A session over `spark`'s context for one run's SQL, with the Java functions and
+    without adaptive execution: the feed's RDD must be built, not run, before the run's
+    job (adaptive plans run their shuffles to know their partitions), and the consumer's
+    partitions stay exactly its subtasks."""
+    from runtime.spark.javafns import available, register
+
+    if not available(spark):
+        raise Untranslatable("the Java functions are not built (make spark-jar)")
+    session = spark.newSession()
+    session.conf.set("spark.sql.adaptive.enabled", "false")
+    register(session)
+    return session
+
+
+def choose(plan: RunPlan, spark: SparkSession | None) -> Choice:
+    """The feeds of `plan` (`spark` None: the SQL path is off, every vertex runs Python)."""
+    choice = Choice()
+    if spark is None:
+        for vertex in plan.vertices:
+            choice.reasons[vertex.id] = "the SQL path is off"
+        return choice
+    taken: set[str] = set()
+    for vertex in plan.vertices:
+        if vertex.id in taken:
+            continue
+        try:
+            feed = _feed(plan, vertex, spark)
+        except Untranslatable as reason:
+            choice.reasons.setdefault(vertex.id, str(reason))
+            continue
+        choice.feeds[feed.consumer.id] = feed
+        taken |= {feed.producer.id, feed.consumer.id}
+        choice.reasons.pop(feed.consumer.id, None)
+    for vertex_id in taken:
+        choice.reasons.pop(vertex_id, None)
+    return choice
+
+
+def _feed(plan: RunPlan, producer: VertexPlan, spark: SparkSession) -> Feed:
+    if producer.inputs or producer.chained_sources:
+        raise Untranslatable("not a source vertex")
+    head = producer.node(producer.head)
+    if head.kind not in TEXT_SOURCES:
+        raise Untranslatable(f"{head.kind} is not read in SQL")
+    if not data_location(plan.data_dir).is_local:
+        raise Untranslatable("files outside a file: location are read in Python")
+    if _has_faults(plan, producer):
+        raise Untranslatable("injected faults run in Python")
+    if len(producer.outputs) != 1 or producer.outputs[0].partitioner != "HASH":
+        raise Untranslatable("its output is not one HASH edge")
+    output = producer.outputs[0]
+    consumer = plan.vertex(output.consumer)
+    if plan.runtime_mode != "BATCH":
+        raise Untranslatable("keyed results are folded in SQL in BATCH mode only")
+    if len(consumer.inputs) != 1 or _has_faults(plan, consumer):
+        raise Untranslatable("its consumer has other inputs or faults")
+    fold_node = consumer.node(consumer.head)
+    key_text = consumer.inputs[0].key
+    if key_text is None:
+        raise Untranslatable("the HASH edge has no key")
+    chain = _straight_chain(producer, head)
+
+    from pyspark.sql import functions as F
+
+    from runtime.spark.javafns import text_frame
+
+    files = [path.as_uri() for path in list_files(plan.data_dir, head.params["path"])]
+    lines, reader = text_frame(spark, files, producer.parallelism)
+    order = ["_o0"]
+    frame = lines.select(
+        F.col("subtask").alias("_src"), F.col("line").alias("_o0"), F.col("value").alias("_r0")
+    )
+    record: Value = Col(F.col("_r0"), "str")
+    for node in chain:
+        try:
+            frame, record, order = _operator(node, frame, record, order)
+        except Untranslatable as reason:
+            raise Untranslatable(f"{node.label}: {reason}") from None
+    fold = _fold(fold_node, record)
+    compile_expression(key_text, KEY_VARIABLES)  # checked by the planner already
+    try:
+        key = as_struct(translate(key_text, {"x": record}))
+    except Untranslatable as reason:
+        raise Untranslatable(f"the key {key_text!r}: {reason}") from None
+    _check_key_kept(key_text, record, fold)
+    frame = _aggregate(frame, order, record, key, fold, consumer)
+    return Feed(producer, consumer, fold, frame, reader)
+
+
+def _operator(
+    node: NodePlan, frame: DataFrame, record: Value, order: list[str]
+) -> tuple[DataFrame, Value, list[str]]:
+    """One stateless operator of the producer's chain over the frame of its records."""
+    from pyspark.sql import functions as F
+
+    if node.kind == "filter":
+        test = translate(node.params["predicate"], {"x": record})
+        if not isinstance(test, Col) or test.kind != "bool":
+            raise Untranslatable("the predicate is not a bool")
+        frame = frame.where(test.column)
+    elif node.kind == "map":
+        value = translate(node.params["fn"], {"x": record})
+        frame, record = _project(frame, order, value)
+    else:
+        items = translate(node.params["fn"], {"x": record})
+        if not isinstance(items, Col) or items.kind != "strs":
+            raise Untranslatable("a flat_map of something other than a split")
+        position = f"_o{len(order)}"
+        exploded = F.posexplode(items.column).alias(position, "_r0")
+        frame = frame.select("_src", *order, exploded)
+        order = [*order, position]
+        record = Col(F.col("_r0"), "str")
+    return frame, record, order
+
+
+def _has_faults(plan: RunPlan, vertex: VertexPlan) -> bool:
+    nodes = {n.id for n in vertex.nodes}
+    return any(f.vertex == vertex.id or f.node in nodes for f in plan.faults)
+
+
+def _straight_chain(vertex: VertexPlan, head: NodePlan) -> list[NodePlan]:
+    """The operators after the head, one after the other up to the vertex's output."""
+    chain: list[NodePlan] = []
+    node = head
+    while True:
+        if len(node.outs) != 1 or node.outs[0].tag is not None:
+            raise Untranslatable(f"{node.label} does not send to exactly one operator")
+        out = node.outs[0]
+        if out.output is not None:
+            return chain
+        assert out.node is not None
+        node = vertex.node(out.node)
+        if node.kind not in STATELESS:
+            raise Untranslatable(f"{node.label}: {node.kind} is not run in SQL")
+        chain.append(node)
+
+
+def _project(frame: DataFrame, order: list[str], value: Value) -> tuple[DataFrame, Value]:
+    from pyspark.sql import functions as F
+
+    from runtime.spark.translate import rebuild
+
+    cells = leaves(value)
+    if any(cell.kind == "strs" for cell in cells):
+        raise Untranslatable("a list in a record is not kept in SQL")
+    names = [f"_r{i}" for i in range(len(cells))]
+    frame = frame.select(
+        "_src", *order, *[cell.column.alias(n) for cell, n in zip(cells, names, strict=True)]
+    )
+    return frame, rebuild(value, [F.col(n) for n in names])
+
+
+def _shape(value: Value) -> Shape:
+    if isinstance(value, Col):
+        return None
+    return tuple(_shape(item) for item in value.items)
+
+
+def _fold(node: NodePlan, record: Value) -> Fold:
+    """How `node` folds records of `record`'s shape, or Untranslatable."""
+    cells = leaves(record)
+    if node.kind != "reduce":
+        position = node.params.get("field")
+        if position is None or position == "":
+            if not isinstance(record, Col):
+                raise Untranslatable(f"{node.label}: {node.kind} of a whole tuple")
+            target = 0
+        elif isinstance(record, Tup) and str(position).isdigit() and int(position) < len(cells):
+            if any(isinstance(item, Tup) for item in record.items):
+                raise Untranslatable(f"{node.label}: a nested tuple")
+            target = int(position)
+        else:
+            raise Untranslatable(f"{node.label}: the field {position!r} is not a tuple position")
+        kinds = ["first"] * len(cells)
+        kinds[target] = node.kind
+        fold = Fold(_shape(record), tuple(kinds))
+    else:
+        fold = _reduce_fold(node, record)
+    for cell, kind in zip(cells, fold.kinds, strict=True):
+        if kind == "sum" and cell.kind != "int":
+            raise Untranslatable(f"{node.label}: a sum of {cell.kind} (only ints sum exactly)")
+        if kind in ("min", "max") and cell.kind not in ("int", "str"):
+            raise Untranslatable(f"{node.label}: {kind} of {cell.kind}")
+    return fold
+
+
+def _reduce_fold(node: NodePlan, record: Value) -> Fold:
+    body = ast.parse(str(node.params["fn"]).strip(), mode="eval").body
+    if isinstance(record, Col):
+        return Fold(None, (_field_fold(body, None, node),))
+    if any(isinstance(item, Tup) for item in record.items):
+        raise Untranslatable(f"{node.label}: a nested tuple")
+    if not isinstance(body, ast.Tuple) or len(body.elts) != len(record.items):
+        raise Untranslatable(f"{node.label}: the reduce does not build the record field by field")
+    kinds = tuple(_field_fold(elt, i, node) for i, elt in enumerate(body.elts))
+    return Fold(_shape(record), kinds)
+
+
+def _field_fold(expr: ast.expr, index: int | None, node: NodePlan) -> str:
+    """`a[i]` first, `a[i] + b[i]` sum, `max(a[i], b[i])` / `min(...)`, else Untranslatable."""
+
+    def operand(part: ast.expr) -> str | None:
+        if index is None:
+            return part.id if isinstance(part, ast.Name) else None
+        if (
+            isinstance(part, ast.Subscript)
+            and isinstance(part.value, ast.Name)
+            and isinstance(part.slice, ast.Constant)
+            and part.slice.value == index
+            and type(part.slice.value) is int
+        ):
+            return part.value.id
+        return None
+
+    if operand(expr) == "a":
+        return "first"
+    if (
+        isinstance(expr, ast.BinOp)
+        and isinstance(expr.op, ast.Add)
+        and {operand(expr.left), operand(expr.right)} == {"a", "b"}
+    ):
+        return "sum"
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id in ("max", "min")
+        and len(expr.args) == 2
+        and not expr.keywords
+        and {operand(arg) for arg in expr.args} == {"a", "b"}
+    ):
+        return expr.func.id
+    raise Untranslatable(f"{node.label}: the reduce does not fold field by field")
+
+
+def _check_key_kept(key_text: str, record: Value, fold: Fold) -> None:
+    """The key must read only fields the fold keeps from the first record: the consumer's
+    chain computes it again from the folded record."""
+    if all(kind == "first" for kind in fold.kinds):
+        return
+    try:
+        as_struct(translate(key_text, {"x": _masked(record, list(fold.kinds))}))
+    except Untranslatable:
+        raise Untranslatable("the key reads a field the reduce changes") from None
+
+
+def _masked(value: Value, kinds: list[str]) -> Value:
+    """`value` with the leaves the fold changes given a type no expression accepts."""
+    if isinstance(value, Col):
+        kind = kinds.pop(0)
+        return value if kind == "first" else Col(value.column, "folded")
+    return Tup(tuple(_masked(item, kinds) for item in value.items))
+
+
+def _aggregate(
+    frame: DataFrame, order: list[str], record: Value, key: Any, fold: Fold, consumer: VertexPlan
+) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    # Where a record came: producer subtask, line, position in it (one per flat_map).
+    ordering = F.struct(*[F.col(name) for name in ("_src", *order)])
+    aggregates = [F.count(F.lit(1)).alias("_n"), F.min(ordering).alias("_first")]
+    for index, (cell, kind) in enumerate(zip(leaves(record), fold.kinds, strict=True)):
+        column = cell.column
+        if kind == "first":
+            folded = F.min_by(column, ordering)
+        elif kind == "sum":
+            folded = F.sum(column)
+        else:
+            folded = F.max(column) if kind == "max" else F.min(column)
+        aggregates.append(folded.alias(f"_f{index}"))
+    grouped = frame.groupBy(F.col("_src"), key.alias("_key")).agg(*aggregates)
+    p = consumer.parallelism
+    subtask = F.call_function(
+        "sg_subtask", F.col("_key"), F.lit(True), F.lit(consumer.max_parallelism), F.lit(p)
+    )
+    code = F.call_function("sg_partition_code", subtask, F.lit(p))
+    placed = grouped.withColumn("_c", code).repartition(p, "_c")
+    fields = [f"_f{index}" for index in range(len(fold.kinds))]
+    return placed.select("_src", "_n", "_first", "_key", *fields)
+
+
+# -- in the Python workers ---------------------------------------------------------------
+
+
+def _tuples(value: Any) -> Any:
+    """Spark's rows as Python tuples (a struct key is a Row)."""
+    if isinstance(value, tuple):
+        return tuple(_tuples(item) for item in value)
+    return value
+
+
+def _build(shape: Shape, cells: Iterator[Any]) -> Any:
+    if shape is None:
+        return next(cells)
+    return tuple(_build(part, cells) for part in shape)
+
+
+class FedBody(VertexBody):
+    """A consumer subtask over the rows of a feed: merged per key, in the order the keys
+    first came, as records of the producer's shape; records in are the rows' counts."""
+
+    def __init__(
+        self,
+        vertex: VertexPlan,
+        fold: Fold,
+        produced: Accumulator[dict[tuple[str, int], int]],
+        offsets: tuple[int, ...] = (),
+        summaries: Any = None,
+    ) -> None:
+        super().__init__(vertex, offsets, summaries)
+        self.fold = fold
+        self.producer = vertex.inputs[0].producer
+        self.produced = produced
+        self.records_in = 0
+
+    def open(
+        self, subtask: int, attempt: int, records: Iterator[Any], meter: Meter
+    ) -> tuple[SubtaskRun, Iterator[Any]]:
+        run, _ = super().open(subtask, attempt, iter(()), meter)
+        return run, self._merged(records)
+
+    def execute(self, run: SubtaskRun, inputs: Iterator[Any], output: str) -> Iterator[Any]:
+        yield from run.execute(inputs, batched_input=True, output=output)
+        run.records_in = self.records_in
+
+    def _merged(self, rows: Iterator[Any]) -> Iterator[tuple[int, list[Any]]]:
+        kinds = self.fold.kinds
+        producer = self.producer
+        produced: dict[tuple[str, int], int] = {}
+        groups: dict[Any, list[Any]] = {}
+        total = 0
+        for row in rows:
+            src, count, first, key = row[0], row[1], row[2], row[3]
+            cells = list(row[4:])
+            produced[producer, src] = produced.get((producer, src), 0) + count
+            total += count
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [first, cells]
+                continue
+            earlier = first < group[0]
+            if earlier:
+                group[0] = first
+            merged = group[1]
+            for index, kind in enumerate(kinds):
+                cell = cells[index]
+                if kind == "first":
+                    if earlier:
+                        merged[index] = cell
+                elif kind == "sum":
+                    merged[index] += cell
+                elif kind == "max":
+                    merged[index] = max(merged[index], cell)
+                else:
+                    merged[index] = min(merged[index], cell)
+        self.records_in = total
+        self.produced.add(produced)
+        ordered = sorted(groups.values(), key=lambda group: group[0])
+        shape = self.fold.shape
+        batch: list[Any] = []
+        for _, cells in ordered:
+            batch.append(_tuples(_build(shape, iter(cells))))
+            if len(batch) >= BATCH:
+                yield 0, batch
+                batch = []
+        if batch:
+            yield 0, batch
+
+
+Produced = dict[tuple[str, int], int]
+"""(producer vertex, subtask) -> records out."""
+
+
+class ProducedCounts(AccumulatorParam[Produced]):
+    """Records out per producer subtask, summed over the consumer's subtasks."""
+
+    def zero(self, value: Produced) -> Produced:
+        return {}
+
+    def addInPlace(self, value1: Produced, value2: Produced) -> Produced:
+        for key, count in value2.items():
+            value1[key] = value1.get(key, 0) + count
+        return value1
+
+
+__all__ = [
+    "Choice",
+    "FedBody",
+    "Feed",
+    "Fold",
+    "Produced",
+    "ProducedCounts",
+    "Untranslatable",
+    "choose",
+    "sql_session",
+]

@@ -1,0 +1,179 @@
+"""Vertices run as Spark SQL give exactly what their Python chains give: per-subtask
+records in and out, subtask states, and every sink's output, previews in order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.pipeline import compile_document
+from runtime.events import ExecutionState, RunOutcome, RunResult, SubtaskEvent
+from runtime.local import run_locally
+from runtime.plan import RunPlan
+from runtime.planner import RunOptions, build_run_plan
+from runtime.spark.session import Session
+from tests.runtime.builders import Doc
+from tests.runtime.spark.conftest import monitor_of, run_spark
+
+TEXT = (
+    "to be or not to be that is the question Whether tis Nobler in the mind to suffer "
+    "the Slings and arrows of outrageous fortune Straße straße ÉTÉ été naïve 日本語 😀 "
+    "a bb ccc dddd eeeee ffffff"
+)
+WORDS = TEXT.split(" ")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("sql-data")
+    lines = []
+    for index in range(900):
+        words = [WORDS[(index * 7 + k * k) % len(WORDS)] for k in range(index % 9)]
+        spaces = ["  ", " ", "\t", " \u00a0"][index % 4]
+        lines.append(spaces.join(words) + ("\r" if index % 5 == 0 else ""))
+    text = "\n".join(lines)
+    (folder / "words").mkdir()
+    (folder / "words" / "a.txt").write_text(text[: len(text) // 3], "utf-8")
+    (folder / "words" / "b.txt").write_text(text[len(text) // 3 :] + "\n", "utf-8")
+    return folder
+
+
+def document(
+    record: str, key: str, fold: tuple[str, dict[str, Any]], *, keep: str | None = None
+) -> dict[str, Any]:
+    doc = (
+        Doc(parallelism=3, mode="BATCH")
+        .node(1, "source.text", {"path": "words"})
+        .node(2, "flat_map", {"fn": "x.lower().split()"})
+        .edge(1, 2)
+    )
+    last = 2
+    if keep is not None:
+        doc = doc.node(4, "filter", {"predicate": keep}).edge(2, 4)
+        last = 4
+    return (
+        doc.node(3, "map", {"fn": record})
+        .node(5, fold[0], fold[1], parallelism=4)
+        .node(6, "sink.collect", parallelism=4)
+        .edge(last, 3)
+        .edge(3, 5, "HASH", key=key)
+        .edge(5, 6)
+        .build()
+    )
+
+
+def plan(doc: dict[str, Any], data_dir: Path, preview: int = 10_000) -> RunPlan:
+    options = RunOptions(data_dir=str(data_dir), preview_size=preview, seed=7)
+    return build_run_plan(doc, compile_document(doc), options)
+
+
+def sinks(result: RunResult) -> list[tuple[int, int, int, tuple[str, ...], bool]]:
+    return [(s.node, s.subtask, s.records, s.preview, s.truncated) for s in result.sinks]
+
+
+def both(spark: Session, run_plan: RunPlan, run_events: Any) -> tuple[RunResult, RunResult]:
+    """The plan run by Python chains only, then with the SQL path: the same subtask
+    states and records in and out, as the monitor shows them."""
+    logs = [run_events(), run_events()]
+    python = run_spark(spark, run_plan, logs[0], sql=False)
+    sql = run_spark(spark, run_plan, logs[1])
+    assert python.outcome is RunOutcome.FINISHED, python.error
+    assert sql.outcome is RunOutcome.FINISHED, sql.error
+    assert set(python.details["engines"].values()) == {"python"}
+    shown = []
+    for log in logs:
+        monitor = monitor_of(run_plan, log.settle())
+        assert monitor.all_terminal()
+        shown.append(
+            {
+                (v.id, i): (
+                    monitor.subtask_state(v.id, i),
+                    monitor.subtask_json(v.id, i)["recordsIn"],
+                    monitor.subtask_json(v.id, i)["recordsOut"],
+                )
+                for v in run_plan.vertices
+                for i in range(v.parallelism)
+            }
+        )
+    assert shown[1] == shown[0]
+    assert {state for state, _, _ in shown[1].values()} == {ExecutionState.FINISHED}
+    return python, sql
+
+
+CASES = {
+    "str": ("(x, 1)", "x[0]", ("reduce", {"fn": "(a[0], a[1] + b[1])"})),
+    "int": ("(len(x), 1)", "x[0]", ("reduce", {"fn": "(a[0], b[1] + a[1])"})),
+    "negative int": ("(3 - len(x), x)", "x[0]", ("reduce", {"fn": "(a[0], max(a[1], b[1]))"})),
+    "long": ("(len(x) * 10000000000 - 7, 1)", "x[0]", ("sum", {"field": 1})),
+    "bool": ("(len(x) > 3, len(x))", "x[0]", ("reduce", {"fn": "(a[0], min(a[1], b[1]))"})),
+    "tuple": ("(x, len(x), 1)", "(x[1], x[0])", ("reduce", {"fn": "(a[0], a[1], a[2] + b[2])"})),
+    "scalar": ("len(x)", "x % 5", ("reduce", {"fn": "a"})),
+    "first of others": ("(x.upper(), len(x), x)", "x[1]", ("max", {"field": 2})),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_both_paths_give_the_same_run(
+    spark: Session, data: Path, run_events: Any, case: str
+) -> None:
+    record, key, fold = CASES[case]
+    run_plan = plan(document(record, key, fold, keep="len(x) != 2"), data, preview=7)
+    python, sql = both(spark, run_plan, run_events)
+    engines = [sql.details["engines"][v.id] for v in run_plan.vertices]
+    assert engines == ["sql", "sql"], sql.details.get("pythonBecause")
+    assert sql.details["subtasks"] == python.details["subtasks"]
+    assert sinks(sql) == sinks(python)
+    if case == "str":
+        assert any(truncated for *_, truncated in sinks(sql))  # previews in order, cut alike
+
+
+def test_sql_vertices_report_states_and_exact_counts(
+    spark: Session, data: Path, run_events: Any
+) -> None:
+    run_plan = plan(document(*CASES["str"]), data)
+    events: list[SubtaskEvent] = []
+    reference = run_locally(run_plan, events.append)
+    log = run_events()
+    result = run_spark(spark, run_plan, log)
+    assert result.outcome is RunOutcome.FINISHED, result.error
+    assert [result.details["engines"][v.id] for v in run_plan.vertices] == ["sql", "sql"]
+    counts = {
+        (e.vertex, e.subtask): [e.records_in, e.records_out]
+        for e in events
+        if e.state is ExecutionState.FINISHED
+    }
+    assert [(n, s, r, sorted(p)) for n, s, r, p, _ in sinks(result)] == [
+        (n, s, r, sorted(p)) for n, s, r, p, _ in sinks(reference)
+    ]
+    monitor = monitor_of(run_plan, log.settle())
+    assert monitor.all_terminal()
+    for vertex in run_plan.vertices:
+        for subtask in range(vertex.parallelism):
+            shown = monitor.subtask_json(vertex.id, subtask)
+            assert monitor.subtask_state(vertex.id, subtask) is ExecutionState.FINISHED
+            assert [shown["recordsIn"], shown["recordsOut"]] == counts[vertex.id, subtask]
+    producer = run_plan.vertices[0]
+    seen = {(e.source, e.state.value) for e in log.of(producer.id, 0)}
+    assert {("listener", "DEPLOYING"), ("listener", "RUNNING"), ("driver", "FINISHED")} <= seen
+
+
+FALLBACKS = {
+    "product": ("(x, 1)", "x[0]", ("reduce", {"fn": "(a[0], a[1] * b[1])"})),
+    "key of a sum": ("(x, len(x))", "x[1]", ("reduce", {"fn": "(a[0], a[1] + b[1])"})),
+    "float sum": ("(x, 0.5)", "x[0]", ("reduce", {"fn": "(a[0], a[1] + b[1])"})),
+    "division": ("(x, len(x) / 2)", "x[0]", ("reduce", {"fn": "(a[0], a[1])"})),
+}
+
+
+@pytest.mark.parametrize("case", list(FALLBACKS))
+def test_what_does_not_translate_runs_in_python_alike(
+    spark: Session, data: Path, run_events: Any, case: str
+) -> None:
+    run_plan = plan(document(*FALLBACKS[case]), data)
+    python, sql = both(spark, run_plan, run_events)
+    assert set(sql.details["engines"].values()) == {"python"}
+    assert sql.details["pythonBecause"][run_plan.vertices[0].id]
+    assert sql.details["subtasks"] == python.details["subtasks"]
+    assert sorted(sinks(sql)) == sorted(sinks(python))
