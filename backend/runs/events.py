@@ -166,6 +166,18 @@ class RunExchange(WireMessage):
     consumerStage: int
 
 
+class VertexEngine(WireMessage):
+    """What ran one JobVertex (`runtime.events.VertexEngine`)."""
+
+    vertex: str
+    """The JobVertexID."""
+    engine: Literal["sql", "python"]
+    """`sql`: Spark SQL in the JVM (`runtime.spark.sqlpath`); `python`: its generated
+    Python chain."""
+    reason: str | None
+    """For `python` on Spark: why the vertex did not run as SQL."""
+
+
 class RunExecution(WireMessage):
     """How the run executes, beside Flink's plan (`runtime.stages`): every source reads
     its whole input, stages run in their order, exchanges are moved as `handoff` says,
@@ -181,6 +193,9 @@ class RunExecution(WireMessage):
     stages: list[RunStage]
     exchanges: list[RunExchange]
     """Every StreamEdge, in document order."""
+    engines: list[VertexEngine] = Field(default_factory=list)
+    """Per vertex, in plan order, what ran it, once the executor reported (empty before,
+    and for runs that ended before it did)."""
 
 
 class SparkApplication(WireMessage):

@@ -511,7 +511,8 @@ class Collector:
         self.changes |= changes
         execution = {}
         if self.execution is not None and result.stages is not None:
-            execution["execution"] = self.execution.observed(result.stages).to_json()
+            observed = self.execution.observed(result.stages, result.engines)
+            execution["execution"] = observed.to_json()
         self._save(
             **execution,
             status=RunStatus(result.outcome.value),

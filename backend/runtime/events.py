@@ -210,6 +210,19 @@ class RunOutcome(Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class VertexEngine:
+    """What ran a vertex: `sql` (Spark SQL, in the JVM) or `python` (its generated
+    chain), and for `python` on Spark why not SQL (`runtime.spark.sqlpath`)."""
+
+    vertex: str
+    engine: str
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"vertex": self.vertex, "engine": self.engine, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
 class RunResult:
     """How a run ended, and what its sinks produced."""
 
@@ -221,3 +234,5 @@ class RunResult:
     stages: tuple[StageRun, ...] | None = None
     """The stages that began, as the executor saw them; None when no executor reported
     them (a run its worker ended without one)."""
+    engines: tuple[VertexEngine, ...] = ()
+    """Per vertex, in plan order, what ran it; empty: every vertex its Python chain."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
-from runtime.events import StageRun
+from runtime.events import StageRun, VertexEngine
 from runtime.operators.sinks import FILE_SINKS
 from runtime.operators.sources import FILE_SOURCES
 from runtime.plan import NodePlan, RunPlan, VertexPlan
@@ -152,8 +152,12 @@ class ExecutionReport:
     """Every StreamEdge, in document order."""
     reported: bool = False
     """True once the stages are the ones the executor reported, in the order they ran."""
+    engines: tuple[VertexEngine, ...] = ()
+    """What ran each vertex, as the executor reported it (empty until it did)."""
 
-    def observed(self, runs: Iterable[StageRun]) -> ExecutionReport:
+    def observed(
+        self, runs: Iterable[StageRun], engines: tuple[VertexEngine, ...] = ()
+    ) -> ExecutionReport:
         """The report with the stages the executor saw (every attempt of each), numbered
         in the order they began; planned stages it never began come last, not run. A
         reported stage the plan lacks is listed too: what is shown is what ran."""
@@ -212,7 +216,7 @@ class ExecutionReport:
             )
             for e in self.exchanges
         )
-        return replace(self, stages=stages, exchanges=exchanges, reported=True)
+        return replace(self, stages=stages, exchanges=exchanges, reported=True, engines=engines)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -222,6 +226,7 @@ class ExecutionReport:
             "stagesReported": self.reported,
             "stages": [s.to_json() for s in self.stages],
             "exchanges": [e.to_json() for e in self.exchanges],
+            "engines": [e.to_json() for e in self.engines],
         }
 
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from runtime.catalog import CATALOG
-from runtime.events import ExecutionState, RunOutcome, RunResult, SubtaskEvent
+from runtime.events import ExecutionState, RunOutcome, RunResult, SubtaskEvent, VertexEngine
 from runtime.operators.sinks import (
     FILE_SINKS,
     commit_file_sinks,
@@ -178,8 +178,6 @@ def run_on_spark(
     outcome, error = job.commit(outcome, error)
     job.report_sql_vertices(outcome, publish)
     details["engines"] = job.engines()
-    if job.choice is not None and job.choice.reasons:
-        details["pythonBecause"] = dict(job.choice.reasons)
     details["seconds"] = round(time.perf_counter() - started, 6)
     details["subtasks"] = {
         f"{s.vertex}/{s.subtask}": [s.records_in, s.records_out] for s in job.summaries
@@ -188,8 +186,18 @@ def run_on_spark(
         (sink for summary in job.summaries for sink in summary.sinks),
         key=lambda s: (s.node, s.subtask),
     )
+    reasons = {} if job.choice is None else job.choice.reasons
+    engines = tuple(
+        VertexEngine(vertex, engine, reasons.get(vertex) if engine == "python" else None)
+        for vertex, engine in details["engines"].items()
+    )
     return RunResult(
-        outcome, sinks=tuple(sinks), error=error, details=details, stages=tracker.stages()
+        outcome,
+        sinks=tuple(sinks),
+        error=error,
+        details=details,
+        stages=tracker.stages(),
+        engines=engines,
     )
 
 

@@ -50,6 +50,7 @@ import {
   type SinkOutput,
   type SparkApplication,
   type Subtask,
+  type VertexEngine,
 } from "./runs";
 
 export interface RunSnapshotMessage {
@@ -245,6 +246,15 @@ function readExchange(value: Value, path: string): RunExchange {
   };
 }
 
+function readEngine(value: Value, path: string): VertexEngine {
+  const raw = object(value, path);
+  return {
+    vertex: string(field(raw, "vertex"), `${path}.vertex`),
+    engine: oneOf(["sql", "python"] as const, field(raw, "engine"), `${path}.engine`),
+    reason: nullableString(field(raw, "reason"), `${path}.reason`),
+  };
+}
+
 /** How the run executes; null until a worker planned it (or from a server without it). */
 function readExecution(value: Value, path: string): RunExecution | null {
   if (value === null || value === undefined) {
@@ -259,6 +269,11 @@ function readExecution(value: Value, path: string): RunExecution | null {
     stagesReported: boolean(field(raw, "stagesReported"), at("stagesReported")),
     stages: items(field(raw, "stages"), at("stages"), readStage),
     exchanges: items(field(raw, "exchanges"), at("exchanges"), readExchange),
+    // Runs stored before engines were reported have none.
+    engines:
+      field(raw, "engines") === undefined
+        ? []
+        : items(field(raw, "engines"), at("engines"), readEngine),
   };
 }
 

@@ -38,6 +38,7 @@ export type SinkOutput = Wire.SinkOutput;
 export type RunExecution = Wire.RunExecution;
 export type RunStage = Wire.RunStage;
 export type RunExchange = Wire.RunExchange;
+export type VertexEngine = Wire.VertexEngine;
 export type OperatorRef = Wire.OperatorRef;
 
 /** A run as lists show it. */

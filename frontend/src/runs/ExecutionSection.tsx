@@ -4,6 +4,8 @@ import type { RunExecution, RunStatus } from "../api/runs";
 import { useRun } from "./context";
 import {
   EXECUTED_BY,
+  engineRows,
+  engineSentence,
   exchangeRows,
   executionSentence,
   noExecutionText,
@@ -42,6 +44,7 @@ function ExecutionDetails(props: { readonly execution: RunExecution; readonly st
   );
   const exchanges = exchangeRows(execution);
   const stages = stageRows(execution, names);
+  const engines = engineRows(execution, names);
   return (
     <>
       <p className="run-execution__sentence" data-testid="execution-sentence">
@@ -113,6 +116,37 @@ function ExecutionDetails(props: { readonly execution: RunExecution; readonly st
           ))}
         </tbody>
       </table>
+      {engines.length > 0 && (
+        <>
+          <p className="run-execution__note muted" data-testid="execution-engines-sentence">
+            {engineSentence(execution)}
+          </p>
+          <table className="table run-table" data-testid="execution-engines">
+            <thead>
+              <tr>
+                <th>Vertex</th>
+                <th>Ran as</th>
+                <th>Why not Spark SQL</th>
+              </tr>
+            </thead>
+            <tbody>
+              {engines.map((row) => (
+                <tr
+                  key={row.vertex}
+                  data-testid={`execution-engine-${row.vertex}`}
+                  data-engine={row.engine}
+                >
+                  <td className="run-table__name" title={row.vertex}>
+                    {row.name}
+                  </td>
+                  <td>{row.ranAs}</td>
+                  <td className="muted">{row.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
     </>
   );
 }

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { RunExchange, RunExecution, RunStage } from "../api/runs";
 import { MAP_VERTEX, SINK_VERTEX } from "../test-support/runs";
 import {
+  engineRows,
+  engineSentence,
   exchangeRows,
   executionSentence,
   noExecutionText,
@@ -68,6 +70,7 @@ function counts(overrides: Partial<RunExecution> = {}): RunExecution {
       }),
       exchange({ edge: 2, source: SUM, target: SINK, producerStage: 2, consumerStage: 2 }),
     ],
+    engines: [],
     ...overrides,
   };
 }
@@ -339,5 +342,52 @@ describe("the execution tables", () => {
       new Map(),
     );
     expect(unfinished[0]).toMatchObject({ statusText: "did not finish", duration: null });
+  });
+});
+
+describe("engines", () => {
+  const names = new Map([
+    [MAP_VERTEX, "Source -> Pair"],
+    [SINK_VERTEX, "Sum -> Sink"],
+  ]);
+
+  it("names each vertex with what ran it and why not SQL", () => {
+    const execution = counts({
+      engines: [
+        { vertex: MAP_VERTEX, engine: "sql", reason: null },
+        { vertex: SINK_VERTEX, engine: "python", reason: "its output is not one HASH edge" },
+      ],
+    });
+    expect(engineRows(execution, names)).toEqual([
+      { vertex: MAP_VERTEX, name: "Source -> Pair", engine: "sql", ranAs: "Spark SQL", reason: "" },
+      {
+        vertex: SINK_VERTEX,
+        name: "Sum -> Sink",
+        engine: "python",
+        ranAs: "Python chain",
+        reason: "its output is not one HASH edge",
+      },
+    ]);
+    expect(engineSentence(execution)).toBe(
+      "1 of 2 vertices ran as Spark SQL, the others their Python chains.",
+    );
+  });
+
+  it("says when every vertex ran one way, and shows nothing before the executor reported", () => {
+    const sql = { engine: "sql" as const, reason: null };
+    expect(
+      engineSentence(
+        counts({
+          engines: [
+            { vertex: MAP_VERTEX, ...sql },
+            { vertex: SINK_VERTEX, ...sql },
+          ],
+        }),
+      ),
+    ).toBe("Every vertex ran as Spark SQL.");
+    expect(
+      engineSentence(counts({ engines: [{ vertex: MAP_VERTEX, engine: "python", reason: "x" }] })),
+    ).toBe("Every vertex ran its Python chain.");
+    expect(engineRows(counts(), names)).toEqual([]);
   });
 });

@@ -321,3 +321,45 @@ export function stageRows(
     };
   });
 }
+
+/** One vertex and what ran it: Spark SQL in the JVM, or its Python chain. */
+export interface EngineRow {
+  readonly vertex: string;
+  readonly name: string;
+  readonly engine: "sql" | "python";
+  readonly ranAs: string;
+  /** Why not SQL, for a vertex that ran in Python on Spark. */
+  readonly reason: string;
+}
+
+const RAN_AS: Readonly<Record<EngineRow["engine"], string>> = {
+  sql: "Spark SQL",
+  python: "Python chain",
+};
+
+/** The vertices in plan order with what ran them; empty until the executor reported. */
+export function engineRows(
+  execution: RunExecution,
+  names: ReadonlyMap<string, string>,
+): EngineRow[] {
+  return execution.engines.map((entry) => ({
+    vertex: entry.vertex,
+    name: names.get(entry.vertex) ?? entry.vertex,
+    engine: entry.engine,
+    ranAs: RAN_AS[entry.engine],
+    reason: entry.reason ?? "",
+  }));
+}
+
+/** "2 of 3 vertices ran as Spark SQL, the others their Python chains." */
+export function engineSentence(execution: RunExecution): string {
+  const total = execution.engines.length;
+  const sql = execution.engines.filter((entry) => entry.engine === "sql").length;
+  if (sql === 0) {
+    return `Every vertex ran its Python chain.`;
+  }
+  if (sql === total) {
+    return `Every vertex ran as Spark SQL.`;
+  }
+  return `${sql} of ${plural(total, "vertex", "vertices")} ran as Spark SQL, the others their Python chains.`;
+}

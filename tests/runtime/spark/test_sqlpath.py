@@ -122,7 +122,10 @@ def test_both_paths_give_the_same_run(
     run_plan = plan(document(record, key, fold, keep="len(x) != 2"), data, preview=7)
     python, sql = both(spark, run_plan, run_events)
     engines = [sql.details["engines"][v.id] for v in run_plan.vertices]
-    assert engines == ["sql", "sql"], sql.details.get("pythonBecause")
+    assert engines == ["sql", "sql"], sql.engines
+    assert [(e.vertex, e.engine, e.reason) for e in sql.engines] == [
+        (v.id, "sql", None) for v in run_plan.vertices
+    ]
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sinks(sql) == sinks(python)
     if case == "str":
@@ -174,6 +177,6 @@ def test_what_does_not_translate_runs_in_python_alike(
     run_plan = plan(document(*FALLBACKS[case]), data)
     python, sql = both(spark, run_plan, run_events)
     assert set(sql.details["engines"].values()) == {"python"}
-    assert sql.details["pythonBecause"][run_plan.vertices[0].id]
+    assert all(e.engine == "python" and e.reason for e in sql.engines)
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sorted(sinks(sql)) == sorted(sinks(python))

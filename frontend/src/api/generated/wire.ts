@@ -588,6 +588,11 @@ export interface RunExecution {
    * Every StreamEdge, in document order.
    */
   readonly exchanges: readonly RunExchange[];
+  /**
+   * Per vertex, in plan order, what ran it, once the executor reported (empty before,
+   * and for runs that ended before it did).
+   */
+  readonly engines: readonly VertexEngine[];
 }
 export interface OperatorRef {
   /**
@@ -658,6 +663,24 @@ export interface RunExchange {
   readonly handoff: Handoff;
   readonly producerStage: number;
   readonly consumerStage: number;
+}
+/**
+ * What ran one JobVertex (`runtime.events.VertexEngine`).
+ */
+export interface VertexEngine {
+  /**
+   * The JobVertexID.
+   */
+  readonly vertex: string;
+  /**
+   * `sql`: Spark SQL in the JVM (`runtime.spark.sqlpath`); `python`: its generated
+   * Python chain.
+   */
+  readonly engine: "sql" | "python";
+  /**
+   * For `python` on Spark: why the vertex did not run as SQL.
+   */
+  readonly reason: string | null;
 }
 /**
  * The Spark application that executes a run: its worker's session, which the worker's
