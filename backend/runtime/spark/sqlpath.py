@@ -6,7 +6,7 @@ A *feed* is a pair of vertices joined by one HASH JobEdge:
   `file:` data location) and runs a straight chain of `map`, `filter` and `flat_map`
   whose expressions translate (`translate`), as did the edge's key; the whole vertex
   runs in the JVM: the text source's split over subtasks (`javafns.text_frame`), the
-  chain as column expressions (`flat_map` of a `split` as `posexplode`), then a partial
+  chain as column expressions (`flat_map` of a `split` as `explode`), then a partial
   aggregation per (producer subtask, key);
 - the consumer, in a BATCH run, has that edge as its only input and a keyed `reduce`
   whose function folds field by field (`a[i]` keeps the first record's field, `a[i] +
@@ -16,8 +16,11 @@ A *feed* is a pair of vertices joined by one HASH JobEdge:
   (`sg_subtask`), placed by Spark's own hash partitioning of a code that lands on that
   subtask (`sg_partition_code`). The consumer's Python chain then runs as always, over
   one record per key: each key's rows of the producer subtasks merged, in the order the
-  keys first came (producer subtask, line, position in it: the order the Python path's
-  shuffle delivers them), so its reduce emits exactly what it would have.
+  keys first came (producer subtask, then place in its output: the order the Python
+  path's shuffle delivers them, numbered by `monotonically_increasing_id`, whose high
+  bits are the partition), so its reduce emits exactly what it would have. A field the
+  fold keeps from the first record is read from the grouped key when it is the key or a
+  field of it, otherwise by `min_by` (which Spark aggregates by sorting).
 
 Counts stay exact: a consumer subtask's records in are the rows its keys stood for, and
 each producer subtask's records out are summed from the same rows (an accumulator). A
@@ -168,30 +171,26 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: SparkSession) -> Feed:
 
     files = [path.as_uri() for path in list_files(plan.data_dir, head.params["path"])]
     lines, reader = text_frame(spark, files, producer.parallelism)
-    order = ["_o0"]
-    frame = lines.select(
-        F.col("subtask").alias("_src"), F.col("line").alias("_o0"), F.col("value").alias("_r0")
-    )
+    frame = lines.select(F.col("subtask").alias("_src"), F.col("value").alias("_r0"))
     record: Value = Col(F.col("_r0"), "str")
     for node in chain:
         try:
-            frame, record, order = _operator(node, frame, record, order)
+            frame, record = _operator(node, frame, record)
         except Untranslatable as reason:
             raise Untranslatable(f"{node.label}: {reason}") from None
     fold = _fold(fold_node, record)
     compile_expression(key_text, KEY_VARIABLES)  # checked by the planner already
     try:
-        key = as_struct(translate(key_text, {"x": record}))
+        key_value = translate(key_text, {"x": record})
+        key = as_struct(key_value)
     except Untranslatable as reason:
         raise Untranslatable(f"the key {key_text!r}: {reason}") from None
     _check_key_kept(key_text, record, fold)
-    frame = _aggregate(frame, order, record, key, fold, consumer)
+    frame = _aggregate(frame, record, key_value, key, fold, consumer)
     return Feed(producer, consumer, fold, frame, reader)
 
 
-def _operator(
-    node: NodePlan, frame: DataFrame, record: Value, order: list[str]
-) -> tuple[DataFrame, Value, list[str]]:
+def _operator(node: NodePlan, frame: DataFrame, record: Value) -> tuple[DataFrame, Value]:
     """One stateless operator of the producer's chain over the frame of its records."""
     from pyspark.sql import functions as F
 
@@ -202,17 +201,14 @@ def _operator(
         frame = frame.where(test.column)
     elif node.kind == "map":
         value = translate(node.params["fn"], {"x": record})
-        frame, record = _project(frame, order, value)
+        frame, record = _project(frame, value)
     else:
         items = translate(node.params["fn"], {"x": record})
         if not isinstance(items, Col) or items.kind != "strs":
             raise Untranslatable("a flat_map of something other than a split")
-        position = f"_o{len(order)}"
-        exploded = F.posexplode(items.column).alias(position, "_r0")
-        frame = frame.select("_src", *order, exploded)
-        order = [*order, position]
+        frame = frame.select("_src", F.explode(items.column).alias("_r0"))
         record = Col(F.col("_r0"), "str")
-    return frame, record, order
+    return frame, record
 
 
 def _has_faults(plan: RunPlan, vertex: VertexPlan) -> bool:
@@ -237,7 +233,7 @@ def _straight_chain(vertex: VertexPlan, head: NodePlan) -> list[NodePlan]:
         chain.append(node)
 
 
-def _project(frame: DataFrame, order: list[str], value: Value) -> tuple[DataFrame, Value]:
+def _project(frame: DataFrame, value: Value) -> tuple[DataFrame, Value]:
     from pyspark.sql import functions as F
 
     from runtime.spark.translate import rebuild
@@ -247,7 +243,7 @@ def _project(frame: DataFrame, order: list[str], value: Value) -> tuple[DataFram
         raise Untranslatable("a list in a record is not kept in SQL")
     names = [f"_r{i}" for i in range(len(cells))]
     frame = frame.select(
-        "_src", *order, *[cell.column.alias(n) for cell, n in zip(cells, names, strict=True)]
+        "_src", *[cell.column.alias(n) for cell, n in zip(cells, names, strict=True)]
     )
     return frame, rebuild(value, [F.col(n) for n in names])
 
@@ -354,15 +350,29 @@ def _masked(value: Value, kinds: list[str]) -> Value:
 
 
 def _aggregate(
-    frame: DataFrame, order: list[str], record: Value, key: Any, fold: Fold, consumer: VertexPlan
+    frame: DataFrame,
+    record: Value,
+    key_value: Value,
+    key: Any,
+    fold: Fold,
+    consumer: VertexPlan,
 ) -> DataFrame:
     from pyspark.sql import functions as F
 
-    # Where a record came: producer subtask, line, position in it (one per flat_map).
-    ordering = F.struct(*[F.col(name) for name in ("_src", *order)])
+    # Where a record came, as one long: its producer subtask (the partition) in the high
+    # bits, its place in the subtask's output below; a long keeps Spark's hash aggregation.
+    frame = frame.withColumn("_id", F.monotonically_increasing_id())
+    ordering = F.col("_id")
     aggregates = [F.count(F.lit(1)).alias("_n"), F.min(ordering).alias("_first")]
+    in_key = _key_fields(key_value)
+    fields = []
     for index, (cell, kind) in enumerate(zip(leaves(record), fold.kinds, strict=True)):
         column = cell.column
+        if kind == "first" and id(cell) in in_key:
+            # Equal for all the key's records: the key's own field, no aggregate.
+            fields.append(in_key[id(cell)].alias(f"_f{index}"))
+            continue
+        fields.append(F.col(f"_f{index}"))
         if kind == "first":
             folded = F.min_by(column, ordering)
         elif kind == "sum":
@@ -377,8 +387,26 @@ def _aggregate(
     )
     code = F.call_function("sg_partition_code", subtask, F.lit(p))
     placed = grouped.withColumn("_c", code).repartition(p, "_c")
-    fields = [f"_f{index}" for index in range(len(fold.kinds))]
     return placed.select("_src", "_n", "_first", "_key", *fields)
+
+
+def _key_fields(key: Value) -> dict[int, Any]:
+    """The record's leaves that are the key or one of its fields, by identity (`translate`
+    hands a tuple's field on as the same object), to the grouped key's column for them:
+    a string kept by `min_by` would make Spark sort to aggregate, not hash."""
+    from pyspark.sql import functions as F
+
+    fields: dict[int, Any] = {}
+
+    def walk(part: Value, column: Any) -> None:
+        if isinstance(part, Col):
+            fields.setdefault(id(part), column)
+            return
+        for index, item in enumerate(part.items):
+            walk(item, column.getField(f"_{index}"))
+
+    walk(key, F.col("_key"))
+    return fields
 
 
 # -- in the Python workers ---------------------------------------------------------------
