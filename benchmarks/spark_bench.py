@@ -255,6 +255,33 @@ def word_count_document(path: str, parallelism: int) -> dict[str, Any]:
     }
 
 
+def chain_document(path: str, parallelism: int, operators: int) -> dict[str, Any]:
+    """Word count whose chain has `operators` operators in all: source, split, pair, then
+    maps that pass the pair on, reduce and sink."""
+    maps = operators - 5
+    nodes = [
+        node(1, "Source: Text File", "source.text", path=path),
+        node(2, "FlatMap", "flat_map", fn="x.lower().split()"),
+        node(3, "Map", "map", fn="(x, 1)"),
+    ]
+    nodes += [node(10 + i, f"Map {i}", "map", fn="(x[0], x[1] * 1)") for i in range(maps)]
+    last = 10 + maps - 1 if maps else 3
+    nodes += [
+        node(4, "Reduce", "reduce", fn="(a[0], a[1] + b[1])"),
+        node(5, "Sink: Collect", "sink.collect"),
+    ]
+    edges = [edge(1, 2, "FORWARD"), edge(2, 3, "FORWARD")]
+    edges += [edge(3 if i == 0 else 9 + i, 10 + i, "FORWARD") for i in range(maps)]
+    edges += [edge(last, 4, "HASH", key="x[0]"), edge(4, 5, "FORWARD")]
+    return {
+        "format": "streamgraph/v1",
+        "name": f"bench chain of {operators}",
+        "config": {"defaultParallelism": parallelism, "runtimeMode": "BATCH"},
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
 def latency_document(records: int, parallelism: int) -> dict[str, Any]:
     """Four vertices: numbers + map | rebalance | filter | keyBy | reduce | rebalance | map +
     sink, each with `parallelism` subtasks."""
@@ -300,7 +327,13 @@ class Round:
     timings: dict[str, Timing] = field(default_factory=dict)
 
 
-JOBS = ("studio", "RDD", "DataFrame")
+JOBS = ("studio", "studio Python", "RDD", "DataFrame")
+"""`studio`: the vertices that translate run as Spark SQL (the default); `studio Python`:
+a second server with `RUN_SPARK_SQL=0`, every vertex's Python chain."""
+SQL_GOAL = 1.5
+"""studio / DataFrame, wall and CPU (issue 17)."""
+SCALING_PARALLELISM = (1, 2, 4, 8)
+CHAIN_OPERATORS = 50
 
 
 # Throughput ----------------------------------------------------------------------------------
@@ -399,28 +432,45 @@ def workspace_file(data_dir: Path, workspace: int, source: Path) -> None:
         shutil.copyfile(source, target)
 
 
-def throughput(
-    args: argparse.Namespace, host: str, server_pid: int, studio: Studio, data_dir: Path
-) -> int:
+@dataclass
+class Server:
+    host: str
+    pid: int
+    studio: Studio
+    data_dir: Path
+
+
+def throughput(args: argparse.Namespace, sql: Server, python: Server) -> int:
     """The interleaved word count rounds; the number of problems found in the results."""
     path = words_file(args.size_mb, args.words, args.seed)
     warm = words_file(WARM_UP_MB, args.words, args.seed)
-    for file in (path, warm):
-        workspace_file(data_dir, studio.workspace, file)
+    scaled = words_file(args.scaling_mb, args.words, args.seed)
+    for server in (sql, python):
+        for file in (path, warm, scaled):
+            workspace_file(server.data_dir, server.studio.workspace, file)
     p = args.parallelism
     lines = count_lines(path)
     print(
         f"\nWord count over {path.name}: {path.stat().st_size / 1e6:.1f} MB, {lines:,} lines; "
         f"master {args.master}, parallelism {p} (source, reduce, RDD partitions)"
     )
-    pipeline = studio.saved_pipeline(word_count_document(path.name, p))
-    word_count = StudioWordCount(studio, server_pid, pipeline)
+    studios = {
+        "studio": StudioWordCount(
+            sql.studio, sql.pid, sql.studio.saved_pipeline(word_count_document(path.name, p))
+        ),
+        "studio Python": StudioWordCount(
+            python.studio,
+            python.pid,
+            python.studio.saved_pipeline(word_count_document(path.name, p)),
+        ),
+    }
 
     from runtime.spark.session import SparkSettings, get_session, stop_session
 
-    print("Warming up: the worker's Spark session and this process's ...", flush=True)
+    print("Warming up: the workers' Spark sessions and this process's ...", flush=True)
     warm_started = time.perf_counter()
-    word_count.run(warm.name)
+    for word_count in studios.values():
+        word_count.run(warm.name)
     settings = SparkSettings(
         master=args.master,
         app_name="StreamGraph bench: hand-written",
@@ -430,7 +480,7 @@ def throughput(
         conf=(("spark.hadoop.fs.local.block.size", str(1 << 40)),),
     )
     session = get_session(settings)
-    hand = HandWritten(session.spark, server_pid)
+    hand = HandWritten(session.spark, sql.pid)
     for program in (rdd_word_count, dataframe_word_count):
         hand.run(program, warm, p)
     print(f"  {time.perf_counter() - warm_started:.1f} s", flush=True)
@@ -444,8 +494,8 @@ def throughput(
             rounds.append(current)
             for job in JOBS:
                 load_now = load()
-                if job == "studio":
-                    timing, results[job] = word_count.run(path.name)
+                if job in studios:
+                    timing, results[job] = studios[job].run(path.name)
                 elif job == "RDD":
                     timing, results[job] = hand.run(rdd_word_count, path, p)
                 else:
@@ -480,29 +530,46 @@ def throughput(
             f"{'  executor':<12}{executor_median:9.2f}{'':9}  "
             f"(run_on_spark alone; the rest is queue, plan, journal, websocket)"
         )
-    for other, goal in (("RDD", RATIO_GOAL), ("DataFrame", None)):
-        per_round = " / ".join(
-            f"{r.timings['studio'].wall / r.timings[other].wall:.2f}" for r in rounds
-        )
-        goal_text = f"   goal <= {goal:.2f}" if goal else ""
+    for job, other, goal in (
+        ("studio", "DataFrame", SQL_GOAL),
+        ("studio", "RDD", RATIO_GOAL),
+        ("studio Python", "DataFrame", None),
+        ("studio Python", "RDD", RATIO_GOAL),
+    ):
+        per_round = " / ".join(f"{r.timings[job].wall / r.timings[other].wall:.2f}" for r in rounds)
+        wall_ratio = medians[job] / medians[other]
+        cpu_ratio = cpu_medians[job] / cpu_medians[other]
+        goal_text = ""
+        if goal:
+            met = "met" if wall_ratio <= goal and cpu_ratio <= goal else "NOT met"
+            goal_text = f"   goal <= {goal:.2f} wall and CPU: {met}"
         print(
-            f"studio / {other:<10} {medians['studio'] / medians[other]:5.2f} of medians "
-            f"(per round {per_round}); CPU-s "
-            f"{cpu_medians['studio'] / cpu_medians[other]:.2f}{goal_text}"
+            f"{job} / {other:<10} {wall_ratio:5.2f} of medians "
+            f"(per round {per_round}); CPU-s {cpu_ratio:.2f}{goal_text}"
         )
     print(
         f"load average (1, 5, 15 min): start {' '.join(f'{x:.1f}' for x in load_start)}, "
         f"end {' '.join(f'{x:.1f}' for x in load_end)}; {os.cpu_count()} cores"
     )
-    print("The studio's vertices in its last round (first subtask start to last end):")
-    for vertex in results["studio"]["vertices"]:
-        print(
-            f"  {vertex['name']:<40}{vertex['parallelism']:>3} subtasks"
-            f"{vertex['recordsIn']:>13,} in{vertex['recordsOut']:>13,} out"
-            f"{vertex['endTime'] - vertex['startTime']:9.2f} s"
-        )
+    for job in studios:
+        engines = results[job]["details"].get("engines", {})
+        print(f"The {job} run's vertices in its last round (first subtask start to last end):")
+        for vertex in results[job]["vertices"]:
+            print(
+                f"  {vertex['name']:<40}{vertex['parallelism']:>3} subtasks"
+                f"{vertex['recordsIn']:>13,} in{vertex['recordsOut']:>13,} out"
+                f"{vertex['endTime'] - vertex['startTime']:9.2f} s  "
+                f"{engines.get(vertex['id'], '?')}"
+            )
+    same = _same_runs(results["studio"], results["studio Python"])
+    print(
+        "Both studio paths: "
+        + ("the same records in and out per subtask, states and sink output" if not same else "")
+        + "; ".join(same)
+    )
 
-    problems = verify(results["studio"], results["RDD"], results["DataFrame"], p)
+    problems = same + verify(results["studio"], results["RDD"], results["DataFrame"], p)
+    problems += verify(results["studio Python"], results["RDD"], results["DataFrame"], p)
     counts = dict(results["RDD"])
     if problems:
         print("RESULTS DIFFER (the comparison is void):")
@@ -515,7 +582,56 @@ def throughput(
             f"RDD = DataFrame for every word; the studio's {previews} previewed counts, "
             f"its words per subtask and their placement match (top 10 words included)"
         )
+    scaling(args, scaled, sql, python)
     return len(problems)
+
+
+def _same_runs(sql: dict[str, Any], python: dict[str, Any]) -> list[str]:
+    """What differs between the two paths' runs of one pipeline (an empty list: nothing)."""
+
+    def subtasks(run: dict[str, Any]) -> list[tuple[Any, ...]]:
+        fields = ("vertex", "index", "state", "recordsIn", "recordsOut")
+        return sorted(tuple(s.get(f) for f in fields) for s in run["subtasks"])
+
+    def sinks(run: dict[str, Any]) -> list[tuple[Any, ...]]:
+        fields = ("node", "subtask", "records", "preview", "truncated")
+        return sorted(tuple(json.dumps(s.get(f)) for f in fields) for s in run["sinks"])
+
+    problems = []
+    if subtasks(sql) != subtasks(python):
+        problems.append("their subtasks' states or records in and out differ")
+    if sinks(sql) != sinks(python):
+        problems.append("their sinks' outputs differ")
+    return problems
+
+
+def scaling(args: argparse.Namespace, path: Path, sql: Server, python: Server) -> None:
+    """The same input at parallelism 1, 2, 4, 8, and through a chain of 50 operators,
+    through both paths (one run each, the paths interleaved)."""
+    servers = {"SQL": sql, "Python": python}
+    print(
+        f"\nScaling: word count over {path.name} ({path.stat().st_size / 1e6:.1f} MB), "
+        "one run per row and path, wall s / CPU-s of the server"
+    )
+    print(f"{'':<24}{'SQL':>18}{'Python':>18}{'Python / SQL':>14}")
+    cases = [(f"parallelism {p}", word_count_document(path.name, p)) for p in SCALING_PARALLELISM]
+    cases.append(
+        (
+            f"{CHAIN_OPERATORS} operators, p {args.parallelism}",
+            chain_document(path.name, args.parallelism, CHAIN_OPERATORS),
+        )
+    )
+    for label, document in cases:
+        timings = {}
+        for name, server in servers.items():
+            pipeline = server.studio.saved_pipeline(document)
+            timing, detail = StudioWordCount(server.studio, server.pid, pipeline).run(path.name)
+            timings[name] = timing
+            if name == "SQL":
+                engines = set(detail["details"].get("engines", {}).values())
+        cells = "".join(f"{t.wall:9.2f} /{t.cpu:6.1f}" for t in timings.values())
+        ratio = timings["Python"].wall / timings["SQL"].wall
+        print(f"{label:<24}{cells}{ratio:12.2f}x  (SQL run: {', '.join(sorted(engines))})")
 
 
 # Latency -------------------------------------------------------------------------------------
@@ -648,12 +764,18 @@ def postgres_database(url: str) -> Iterator[str | None]:
 
 @contextmanager
 def studio_server(
-    args: argparse.Namespace, database_url: str, folder: Path, label: str
+    args: argparse.Namespace,
+    database_url: str,
+    folder: Path,
+    label: str,
+    extra: dict[str, str] | None = None,
 ) -> Iterator[tuple[str, int, Studio, Path]]:
     """A server on its own database and data folder, and a signed-in client; yields
     `host:port`, the server's process id, the client and the data folder."""
     data_dir = folder / f"data-{label}"
-    env = server_environment(database_url=database_url, data_dir=data_dir, master=args.master)
+    env = server_environment(
+        database_url=database_url, data_dir=data_dir, master=args.master, extra=extra
+    )
     log_path = folder / f"server-{label}.log"
     with log_path.open("wb") as log:
         try:
@@ -675,6 +797,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--parallelism", type=int, default=4)
+    parser.add_argument(
+        "--scaling-mb", type=int, default=20, help="MiB of text of the scaling runs (default 20)"
+    )
     parser.add_argument(
         "--master",
         default=os.environ.get("SPARK_MASTER", "").strip() or "local[*,3]",
@@ -698,7 +823,13 @@ def main() -> None:
         sqlite = f"sqlite:///{folder / 'bench.sqlite3'}"
         with studio_server(args, sqlite, folder, "sqlite") as (host, pid, studio, data_dir):
             if not args.no_throughput:
-                problems += throughput(args, host, pid, studio, data_dir)
+                python_sqlite = f"sqlite:///{folder / 'bench-python.sqlite3'}"
+                with studio_server(
+                    args, python_sqlite, folder, "python", {"RUN_SPARK_SQL": "0"}
+                ) as python:
+                    problems += throughput(
+                        args, Server(host, pid, studio, data_dir), Server(*python)
+                    )
             if not args.no_latency:
                 latency(args, "SQLite", host, studio)
         if not args.no_latency and args.postgres_url:
