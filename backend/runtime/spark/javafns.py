@@ -59,7 +59,7 @@ def register(spark: SparkSession) -> None:
 
 
 def text_frame(spark: SparkSession, uris: list[str], parallelism: int) -> tuple[DataFrame, int]:
-    """(subtask, line, value) of the files' lines, and the id of the RDD that reads them."""
+    """(subtask, value) of the files' lines, and the id of the RDD that reads them."""
     from pyspark.sql import DataFrame
 
     context = spark.sparkContext

@@ -82,7 +82,8 @@ class RunTracker:
     ) -> None:
         """Partition i of a stage that computes RDD `rdd_id` is subtask `slots[i]` (None:
         no subtask, a part a file sink wrote, on its way to storage). `in_jvm`: the
-        subtasks run as Spark SQL, with no Python hook: a task's launch is their start."""
+        subtasks run as Spark SQL, with no Python hook: a task's launch is their start,
+        and their end is the executor's to report, with their counts."""
         with self._lock:
             self._layouts[rdd_id] = tuple(slots)
             if in_jvm:
@@ -217,6 +218,11 @@ class RunTracker:
                 return  # already ended (e.g. CANCELED when the job ended, then the kill)
             if last_attempt > attempt:
                 return  # a newer attempt is under way
+            if state is ExecutionState.FINISHED and stage_id in self._jvm_stages:
+                # A SQL subtask's records out are known once its consumers ran: the
+                # executor reports its FINISHED with them (`sqlpath`); until then it is
+                # not ended, so a job that fails later cancels it.
+                return
             self._attempts[slot] = (attempt, state)
             if state is ExecutionState.FAILED:
                 self._last_failure = (slot, error)

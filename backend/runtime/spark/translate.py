@@ -55,6 +55,9 @@ class Col:
     column: Column
     kind: str
     """`int`, `float`, `str`, `bool`, or `strs` (a list of str)."""
+    with_empty: Column | None = None
+    """For the `strs` of `split()`: the same words with empty strings among them, which
+    `flat_map` explodes and then drops (cheaper than filtering every array)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +69,14 @@ Value = Col | Tup
 
 
 @lru_cache(maxsize=1)
+def whitespace() -> str:
+    """Python's whitespace: `str.isspace`, what `split()` and `strip()` use."""
+    return "".join(chr(code) for code in range(0x3001) if chr(code).isspace())
+
+
 def whitespace_class() -> str:
-    """Python's whitespace (`str.isspace`, what `split()` and `strip()` use) as a Java
-    regular expression character class."""
-    chars = [chr(code) for code in range(0x3001) if chr(code).isspace()]
-    return "[" + "".join(f"\\u{ord(c):04x}" for c in chars) + "]"
+    """`whitespace()` as a Java regular expression character class."""
+    return "[" + "".join(f"\\u{ord(c):04x}" for c in whitespace()) + "]"
 
 
 def _literal_class(chars: str) -> str:
@@ -263,8 +269,12 @@ class _Translator:
             }[name]
             return Col(F.regexp_replace(column, pattern, ""), "str")
         if name == "split" and not args:
-            words = F.split(column, whitespace_class() + "+")
-            return Col(F.filter(words, lambda word: word != ""), "strs")
+            # Every whitespace character as a space, then split at single spaces: Java
+            # splits at one plain character without compiling a regular expression.
+            spaced = F.translate(column, whitespace(), " " * len(whitespace()))
+            parts = F.split(spaced, " ", -1)
+            words = F.filter(parts, lambda word: word != "")
+            return Col(words, "strs", with_empty=parts)
         if name == "split" and len(args) == 1 and literals[0]:
             pattern = "".join(f"\\x{{{ord(c):x}}}" for c in literals[0])
             return Col(F.split(column, pattern, -1), "strs")

@@ -121,4 +121,3 @@ def test_text_ranges_split_lines_as_the_text_source(sql: Any, tmp_path: Path) ->
         assert [[row.value for row in part] for part in parts] == [
             list(text_lines(files, i, parallelism)) for i in range(parallelism)
         ]
-        assert all([row.line for row in part] == list(range(len(part))) for part in parts)

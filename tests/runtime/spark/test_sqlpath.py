@@ -160,6 +160,7 @@ def test_sql_vertices_report_states_and_exact_counts(
     producer = run_plan.vertices[0]
     seen = {(e.source, e.state.value) for e in log.of(producer.id, 0)}
     assert {("listener", "DEPLOYING"), ("listener", "RUNNING"), ("driver", "FINISHED")} <= seen
+    assert ("listener", "FINISHED") not in seen  # the driver ends it, with its counts
 
 
 FALLBACKS = {

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -17,17 +18,20 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The lines of text files as the runtime's text source splits them over its subtasks
  * (runtime.operators.sources.text_lines): per file, subtask i reads the lines whose first
  * byte lies in [size * i / p, size * (i + 1) / p), without line breaks (a trailing \r
- * dropped), decoded as UTF-8. Partition i of the result is subtask i; each row is
- * (subtask, line number within the subtask, text).
+ * dropped), decoded as UTF-8 (an invalid sequence as U+FFFD, as Python's "replace" does).
+ * Partition i of the result is subtask i; each row is (subtask, text), built as Spark's
+ * internal rows: valid UTF-8 goes into the row as read, never through a Java String.
  */
 public final class TextRanges {
   private TextRanges() {}
@@ -35,10 +39,10 @@ public final class TextRanges {
   public static final StructType SCHEMA =
       new StructType()
           .add("subtask", DataTypes.IntegerType, false)
-          .add("line", DataTypes.LongType, false)
           .add("value", DataTypes.StringType, false);
 
-  public static JavaRDD<Row> read(JavaSparkContext context, String[] uris, int parallelism) {
+  public static JavaRDD<InternalRow> read(
+      JavaSparkContext context, String[] uris, int parallelism) {
     List<Integer> subtasks = new ArrayList<>();
     for (int i = 0; i < parallelism; i++) {
       subtasks.add(i);
@@ -53,12 +57,13 @@ public final class TextRanges {
             });
   }
 
-  public static Dataset<Row> frame(SparkSession spark, JavaRDD<Row> rows) {
-    return spark.createDataFrame(rows, SCHEMA);
+  public static Dataset<Row> frame(SparkSession spark, JavaRDD<InternalRow> rows) {
+    return ((org.apache.spark.sql.classic.SparkSession) spark)
+        .internalCreateDataFrame(rows.rdd(), SCHEMA, false);
   }
 
   /** The rows of one subtask, read lazily file after file. */
-  static final class Lines implements Iterator<Row> {
+  static final class Lines implements Iterator<InternalRow> {
     private final String[] files;
     private final int subtask;
     private final int parallelism;
@@ -71,8 +76,7 @@ public final class TextRanges {
     private InputStream stream;
     private long position;
     private long end;
-    private long line;
-    private Row next;
+    private InternalRow next;
 
     Lines(String[] files, int subtask, int parallelism) {
       this.files = files;
@@ -93,21 +97,21 @@ public final class TextRanges {
     }
 
     @Override
-    public Row next() {
+    public InternalRow next() {
       if (!hasNext()) {
         throw new NoSuchElementException();
       }
-      Row row = next;
+      InternalRow row = next;
       next = null;
       return row;
     }
 
-    private Row advance() throws IOException {
+    private InternalRow advance() throws IOException {
       while (true) {
         if (stream != null && position < end) {
-          String text = readLine();
+          UTF8String text = readLine();
           if (text != null) {
-            return RowFactory.create(subtask, line++, text);
+            return new GenericInternalRow(new Object[] {subtask, text});
           }
         }
         if (stream != null) {
@@ -147,7 +151,7 @@ public final class TextRanges {
     }
 
     /** The line starting at `position`, or null at the end of the file. */
-    private String readLine() throws IOException {
+    private UTF8String readLine() throws IOException {
       pending.reset();
       boolean any = false;
       while (true) {
@@ -184,15 +188,19 @@ public final class TextRanges {
       }
     }
 
-    private static String decode(byte[] bytes, int length) {
+    private static UTF8String decode(byte[] bytes, int length) {
       return decode(bytes, 0, length);
     }
 
-    private static String decode(byte[] bytes, int offset, int length) {
+    private static UTF8String decode(byte[] bytes, int offset, int length) {
       if (length > 0 && bytes[offset + length - 1] == '\r') {
         length--;
       }
-      return new String(bytes, offset, length, StandardCharsets.UTF_8);
+      UTF8String text = UTF8String.fromBytes(Arrays.copyOfRange(bytes, offset, offset + length));
+      if (text.isValid()) {
+        return text;
+      }
+      return UTF8String.fromString(new String(bytes, offset, length, StandardCharsets.UTF_8));
     }
   }
 }
