@@ -1,10 +1,10 @@
 """Spark runtime benchmark: the studio's word count against hand-written PySpark, and
 how late subtask state changes reach a run monitor websocket.
 
-1. Throughput. A word count over a generated text file (default 200 MiB: a seeded
-   vocabulary of 20,000 words drawn Zipf-like, 10 words a line) three ways, on the
-   same master and the same file, interleaved round by round (studio, RDD, DataFrame,
-   studio, ...), because the machine is shared and noisy:
+1. Throughput. A word count over a generated text file (default 100 MiB: a seeded
+   vocabulary of 20,000 words drawn Zipf-like, 10 words a line) four ways, on the
+   same master and the same file, interleaved round by round (studio, studio Python,
+   RDD, DataFrame, studio, ...), because the machine is shared and noisy:
 
    - studio: a saved `streamgraph/v1` pipeline in BATCH mode, `source.text` ->
      `flat_map` (`x.lower().split()`) -> `map` (`(x, 1)`) -> HASH on `x[0]` ->
@@ -12,7 +12,11 @@ how late subtask state changes reach a run monitor websocket.
      `manage.py serve` (uvicorn, its Celery worker and that worker's Spark session), a
      throwaway SQLite database, Redis. Timed from the REST `POST .../runs/` to the
      websocket update that says FINISHED; the executor's own time (`details.seconds`,
-     from the start of `run_on_spark` to its return) is printed beside it.
+     from the start of `run_on_spark` to its return) is printed beside it. Its two
+     vertices run as Spark SQL (`runtime/spark/sqlpath.py`).
+   - studio Python: the same through a second server with `RUN_SPARK_SQL=0`, every
+     vertex its Python chain; both studio runs must give the same subtask states,
+     records in and out, and sink outputs.
    - RDD: the same job by hand with the same keyBy placement (`wordcount_programs`).
    - DataFrame: `explode(split(lower))` -> `groupBy` -> `count` (Spark SQL).
 
@@ -20,10 +24,15 @@ how late subtask state changes reach a run monitor websocket.
    worker's (`runtime.spark.session`); both sessions are warmed by a small run first.
    Source, reduce and RDD partitions are all `--parallelism`. Printed: every wall time,
    the CPU seconds of the process tree that did the work (the server's, or this
-   process's without the server), medians, the ratios studio/RDD and studio/DataFrame
-   (of the medians, and per round), the load average, and whether the three results
-   agree (total and distinct words, every word's count between RDD and DataFrame; the
-   studio's sink previews, per-subtask key counts and Flink's key placement).
+   process's without the server), medians, the ratios of both studio paths to RDD and
+   DataFrame (of the medians, and per round) with the goal studio / DataFrame <= 1.5
+   in wall and CPU time, the load average, and whether the results agree (total and
+   distinct words, every word's count between RDD and DataFrame; each studio run's sink
+   previews, per-subtask key counts and Flink's key placement).
+
+   Then the scaling cost: a smaller file (`--scaling-mb`, 20 MiB) counted by both
+   studio paths at parallelism 1, 2, 4 and 8, and through a chain of 50 operators
+   (source, split, pair, 45 maps that pass the pair on, reduce, sink), one run each.
 
 2. Latency. Runs of a 4-vertex pipeline at parallelism 8 (32 subtasks) through the
    same kind of server, on SQLite and, when reachable, on a throwaway PostgreSQL
@@ -34,10 +43,10 @@ how late subtask state changes reach a run monitor websocket.
    state: taken with `time.time()` by the Python worker's hook or by the driver's
    listener (Spark's own task launch and end times), all on this machine's clock.
 
-    python -m benchmarks.spark_bench [--size-mb 200] [--rounds 3] [--parallelism 4]
-        [--latency-runs 5] [--no-throughput] [--no-latency] [--postgres-url URL]
+    python -m benchmarks.spark_bench [--size-mb 100] [--rounds 3] [--parallelism 4]
+        [--scaling-mb 20] [--latency-runs 5] [--no-throughput] [--no-latency] [--postgres-url URL]
 
-Quick run: `--size-mb 20 --rounds 1`. The text files are written once into
+Quick run: `--size-mb 20 --rounds 1 --scaling-mb 5`. The text files are written once into
 `var/bench/` (named by their parameters) and reused; each server has a data folder of
 its own (`RUNTIME_DATA_DIR`) and reads them, hard-linked, in its workspace's folder there.
 Needs Redis at `REDIS_URL` and Java for Spark.
@@ -792,7 +801,7 @@ def studio_server(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Spark runtime: throughput and event latency")
-    parser.add_argument("--size-mb", type=int, default=200, help="MiB of text (default 200)")
+    parser.add_argument("--size-mb", type=int, default=100, help="MiB of text (default 100)")
     parser.add_argument("--words", type=int, default=20_000, help="vocabulary size")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
