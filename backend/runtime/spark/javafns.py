@@ -11,7 +11,9 @@ functions in a SparkSession's SQL:
   `compiler.keygroups.assign_key_to_parallel_operator`;
 - `sg_partition_code(subtask, partitions)`: an int that Spark's hash partitioning
   (Murmur3 with seed 42, pmod) sends to partition `subtask`, found by inverting Spark's
-  own hash (`Murmur3_x86_32`), so `repartition(p, code)` puts each row on its subtask.
+  own hash (`Murmur3_x86_32`), so `repartition(p, code)` puts each row on its subtask;
+- `sg_split(text)`: Python's `text.split()` (runs of `str.isspace` characters, no empty
+  words), in one pass: Spark's `split` compiles its regular expression for every row.
 
 `text_frame` reads text files split over subtasks exactly as the `source.text` operator
 (`operators.sources.text_lines`): partition i is subtask i.
@@ -31,6 +33,7 @@ FUNCTIONS = {
     "sg_key_hash": "KeyHash",
     "sg_subtask": "SubtaskOf",
     "sg_partition_code": "PartitionCode",
+    "sg_split": "PythonSplit",
 }
 
 
@@ -52,10 +55,11 @@ def available(spark: SparkSession) -> bool:
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.types import IntegerType
+    from pyspark.sql.types import ArrayType, IntegerType, StringType
 
     for name, cls in FUNCTIONS.items():
-        spark.udf.registerJavaFunction(name, f"{PACKAGE}.{cls}", IntegerType())
+        kind = ArrayType(StringType(), False) if name == "sg_split" else IntegerType()
+        spark.udf.registerJavaFunction(name, f"{PACKAGE}.{cls}", kind)
 
 
 def text_frame(spark: SparkSession, uris: list[str], parallelism: int) -> tuple[DataFrame, int]:

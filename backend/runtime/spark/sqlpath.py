@@ -206,11 +206,7 @@ def _operator(node: NodePlan, frame: DataFrame, record: Value) -> tuple[DataFram
         items = translate(node.params["fn"], {"x": record})
         if not isinstance(items, Col) or items.kind != "strs":
             raise Untranslatable("a flat_map of something other than a split")
-        if items.with_empty is None:
-            frame = frame.select("_src", F.explode(items.column).alias("_r0"))
-        else:
-            exploded = frame.select("_src", F.explode(items.with_empty).alias("_r0"))
-            frame = exploded.where(F.col("_r0") != "")
+        frame = frame.select("_src", F.explode(items.column).alias("_r0"))
         record = Col(F.col("_r0"), "str")
     return frame, record
 

@@ -21,7 +21,7 @@ The subset, and why it is exact:
   `rstrip()` without arguments (Python's whitespace, all of it) or with a str literal;
   `split()` without arguments (runs of Python's whitespace, no empty words) or with a
   non-empty str literal; `replace` of non-empty str literals; `startswith` and
-  `endswith` of a str literal;
+  `endswith` of a str literal (`split()` by the Java function `sg_split`, `javafns`);
 - `len` of a str (code points) or of a split; `str` of an int, str or bool; `abs` of
   a number.
 
@@ -55,9 +55,6 @@ class Col:
     column: Column
     kind: str
     """`int`, `float`, `str`, `bool`, or `strs` (a list of str)."""
-    with_empty: Column | None = None
-    """For the `strs` of `split()`: the same words with empty strings among them, which
-    `flat_map` explodes and then drops (cheaper than filtering every array)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,12 +266,8 @@ class _Translator:
             }[name]
             return Col(F.regexp_replace(column, pattern, ""), "str")
         if name == "split" and not args:
-            # Every whitespace character as a space, then split at single spaces: Java
-            # splits at one plain character without compiling a regular expression.
-            spaced = F.translate(column, whitespace(), " " * len(whitespace()))
-            parts = F.split(spaced, " ", -1)
-            words = F.filter(parts, lambda word: word != "")
-            return Col(words, "strs", with_empty=parts)
+            # `javafns`: one pass in Java (Spark's split compiles a regex per row).
+            return Col(F.call_function("sg_split", column), "strs")
         if name == "split" and len(args) == 1 and literals[0]:
             pattern = "".join(f"\\x{{{ord(c):x}}}" for c in literals[0])
             return Col(F.split(column, pattern, -1), "strs")

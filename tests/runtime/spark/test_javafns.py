@@ -121,3 +121,23 @@ def test_text_ranges_split_lines_as_the_text_source(sql: Any, tmp_path: Path) ->
         assert [[row.value for row in part] for part in parts] == [
             list(text_lines(files, i, parallelism)) for i in range(parallelism)
         ]
+
+
+def test_split_is_pythons_split(sql: Any) -> None:
+    from pyspark.sql import functions as F
+
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    lookalikes = ["\u200b", "\ufeff", "\u180e", "\u00ad", "_", "\x00", "\x7f", "😀"]
+    texts = [
+        "",
+        " ",
+        "one",
+        "  two  words  ",
+        *(f"a{s}b{s}{s}c{s}" for s in spaces),
+        *(f"{s}x{s}" for s in lookalikes),
+        "mixed\t\n\u3000words\u00a0and😀pairs\u2028end",
+    ]
+    frame = sql.createDataFrame([(t,) for t in texts], "t string")
+    rows = frame.select("t", F.call_function("sg_split", F.col("t")).alias("w")).collect()
+    for row in rows:
+        assert row.w == row.t.split(), repr(row.t)
