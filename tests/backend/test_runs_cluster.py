@@ -234,6 +234,8 @@ def assert_ran_as_the_reference(
 def test_a_word_count_runs_on_the_cluster_as_on_the_reference(served: Served) -> None:
     state, updates, data = run_on_cluster(served, word_count())
     assert_ran_as_the_reference(state, updates, word_count(), data)
+    # Both vertices ran as Spark SQL: the Java functions reached the cluster's executors.
+    assert [e["engine"] for e in state["execution"]["engines"]] == ["sql", "sql"]
     words = {
         json.loads(line)[0]: json.loads(line)[1] for s in state["sinks"] for line in s["preview"]
     }
@@ -263,6 +265,7 @@ def test_a_failed_first_attempt_is_retried_on_the_cluster_with_the_shipped_code(
     fault = {"node": 3, "subtask": 1, "attempts": [0]}
     state, updates, data = run_on_cluster(served, word_count(), {"faults": [fault]})
     assert_ran_as_the_reference(state, updates, word_count(), data)
+    assert {e["engine"] for e in state["execution"]["engines"]} == {"python"}  # faults
     pair = state["subtasks"][1]  # Source -> Split -> Pair, subtask 1
     assert [a["state"] for a in pair["attempts"]] == ["FAILED", "FINISHED"]
     assert "injected failure" in (pair["attempts"][0]["error"] or "")
