@@ -185,6 +185,13 @@ describe("runs", () => {
       );
       const source = pipeline.vertexOf(1);
       const sum = pipeline.vertexOf(3);
+      // What ran each vertex: a sequence source is not read in SQL, so both ran in Python.
+      expect(await browser.getByTestId("execution-engines-sentence").textContent()).toBe(
+        "Every vertex ran its Python chain.",
+      );
+      expect(await browser.getByTestId(`execution-engine-${source}`).innerText()).toMatch(
+        /Python chain\s+source\.sequence is not read in SQL/,
+      );
       for (const vertex of [source, sum]) {
         await expect
           .poll(() => browser.getByTestId(`run-vertex-finished-${vertex}`).textContent())
