@@ -42,6 +42,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from runtime.catalog import CATALOG
@@ -63,7 +64,6 @@ from runtime.spark.sqlpath import (
     FedBody,
     Produced,
     ProducedCounts,
-    Untranslatable,
     choose,
     sql_session,
 )
@@ -236,13 +236,9 @@ class _Job:
         sort_memory = _parse_memory(context.getConf().get("spark.python.worker.memory", "512m"))
         if hadoop is not None and any(_file_sinks(v) for v in self.plan.vertices):
             self.staging = f".staging-{self.plan.token}"
-        spark = self.spark if hadoop is None else None
-        try:
-            session = None if spark is None else sql_session(spark)
-        except Untranslatable as reason:
-            logger.warning("no vertex of %s runs as SQL: %s", self.plan.name, reason)
-            session = None
-        self.choice = choose(self.plan, session)
+        # The run's SQL session is made only when a vertex might run as SQL.
+        spark = self.spark
+        self.choice = choose(self.plan, None if spark is None else partial(sql_session, spark))
         producers = self.choice.producers
         if self.choice.feeds:
             self.produced = context.accumulator({}, ProducedCounts())

@@ -33,7 +33,7 @@ runs the vertices' Python chains (`Choice.reasons` says why).
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -117,31 +117,46 @@ def sql_session(spark: SparkSession) -> SparkSession:
     return session
 
 
-def choose(plan: RunPlan, spark: SparkSession | None) -> Choice:
-    """The feeds of `plan` (`spark` None: the SQL path is off, every vertex runs Python)."""
+def choose(plan: RunPlan, spark: Callable[[], SparkSession] | None) -> Choice:
+    """The feeds of `plan`. `spark` gives the session of the run's SQL, called only when a
+    vertex gets that far (None: the SQL path is off, every vertex runs Python)."""
     choice = Choice()
     if spark is None:
         for vertex in plan.vertices:
             choice.reasons[vertex.id] = "the SQL path is off"
         return choice
+    session: list[SparkSession] = []
+
+    def once() -> SparkSession:
+        if not session:
+            session.append(spark())
+        return session[0]
+
     taken: set[str] = set()
     for vertex in plan.vertices:
         if vertex.id in taken:
             continue
         try:
-            feed = _feed(plan, vertex, spark)
+            feed = _feed(plan, vertex, once)
         except Untranslatable as reason:
             choice.reasons.setdefault(vertex.id, str(reason))
             continue
         choice.feeds[feed.consumer.id] = feed
         taken |= {feed.producer.id, feed.consumer.id}
-        choice.reasons.pop(feed.consumer.id, None)
-    for vertex_id in taken:
-        choice.reasons.pop(vertex_id, None)
+    for vertex in plan.vertices:
+        if vertex.id in taken:
+            choice.reasons.pop(vertex.id, None)
+        elif vertex.inputs and len(vertex.inputs) == 1:
+            # Said of the vertex it reads from, which is where a feed would start.
+            producer = vertex.inputs[0].producer
+            if producer in choice.reasons:
+                choice.reasons[vertex.id] = f"its input runs in Python: {choice.reasons[producer]}"
+        elif vertex.inputs:
+            choice.reasons[vertex.id] = "it has several inputs"
     return choice
 
 
-def _feed(plan: RunPlan, producer: VertexPlan, spark: SparkSession) -> Feed:
+def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]) -> Feed:
     if producer.inputs or producer.chained_sources:
         raise Untranslatable("not a source vertex")
     head = producer.node(producer.head)
@@ -170,7 +185,7 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: SparkSession) -> Feed:
     from runtime.spark.javafns import text_frame
 
     files = [path.as_uri() for path in list_files(plan.data_dir, head.params["path"])]
-    lines, reader = text_frame(spark, files, producer.parallelism)
+    lines, reader = text_frame(spark(), files, producer.parallelism)
     frame = lines.select(F.col("subtask").alias("_src"), F.col("value").alias("_r0"))
     record: Value = Col(F.col("_r0"), "str")
     for node in chain:

@@ -179,5 +179,7 @@ def test_what_does_not_translate_runs_in_python_alike(
     python, sql = both(spark, run_plan, run_events)
     assert set(sql.details["engines"].values()) == {"python"}
     assert all(e.engine == "python" and e.reason for e in sql.engines)
+    producer, consumer = sql.engines
+    assert consumer.reason == f"its input runs in Python: {producer.reason}"
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sorted(sinks(sql)) == sorted(sinks(python))
