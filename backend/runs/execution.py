@@ -10,9 +10,9 @@ executor) in a thread of its own. This thread becomes the run's collector:
   which `runs.journal` publishes to the run's websocket clients after commit;
 - it keeps the run's heartbeat (`RUN_HEARTBEAT_SECONDS`) and gives the run up if
   someone else ended it (`run_mark_lost` after a long stall);
-- it says on the run when Spark has launched tasks but no executor's own event arrives
-  within `EVENTS_SILENCE_SECONDS` (executors that cannot reach the events' Redis), and
-  takes it back if they arrive after all;
+- it says on the run when Spark has launched a task of a Python chain but no executor's
+  own event arrives within `EVENTS_SILENCE_SECONDS` (executors that cannot reach the
+  events' Redis), and takes it back if they arrive after all;
 - before the executor starts, it stores how the plan executes beside Flink's plan
   (`runtime.stages`), and at the end the stages the executor reported;
 - it turns a cancel request (a message on the run's control channel, or the run's
@@ -167,6 +167,9 @@ def _end_early(run_id: int, error: str) -> None:
         close(run, RunStatus.FAILED, error=error)
 
 
+_STARTED = frozenset({ExecutionState.INITIALIZING, ExecutionState.RUNNING})
+
+
 class EventsUnreachable(RuntimeError):
     """The worker cannot subscribe to the run's channels; the message says where."""
 
@@ -226,8 +229,10 @@ class Collector:
         self.given_up = False
         """Someone else ended the run (lost worker): stop writing to it."""
         self.redis_away = False
-        self.first_launch: float | None = None
-        """When the listener said Spark launched the run's first task."""
+        self.awaiting: dict[tuple[str, int, int], float] = {}
+        """Attempts Spark launched (the listener's DEPLOYING) that nobody said started
+        yet, and when: a hook says INITIALIZING; the listener says it at once for a
+        subtask that runs as Spark SQL, in the JVM, with no hook."""
         self.heard_executors = False
         """An executor's own event (its hooks') has arrived."""
         self.events_silent = False
@@ -392,8 +397,11 @@ class Collector:
             for event in self.pending:
                 if event.source == "hook":
                     self.heard_executors = True
-                elif event.state is ExecutionState.DEPLOYING and self.first_launch is None:
-                    self.first_launch = self.clock()
+                attempt = (event.vertex, event.subtask, event.attempt)
+                if event.state is ExecutionState.DEPLOYING:
+                    self.awaiting.setdefault(attempt, self.clock())
+                elif event.state in _STARTED:
+                    self.awaiting.pop(attempt, None)
             self.changes |= self.monitor.apply(self.pending)
             self.unsaved += self.pending
             self.pending = []
@@ -438,9 +446,9 @@ class Collector:
                 self._fold()
                 self._save(events_problem="")
             return
-        if self.events_silent or self.first_launch is None:
+        if self.events_silent or not self.awaiting:
             return
-        waited = now - self.first_launch
+        waited = now - min(self.awaiting.values())
         if waited < EVENTS_SILENCE_SECONDS:
             return
         self.events_silent = True

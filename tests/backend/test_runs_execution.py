@@ -261,6 +261,27 @@ def test_a_run_says_when_its_executors_events_do_not_arrive_and_takes_it_back(
     assert said == [problems[0], None]
 
 
+def test_subtasks_running_as_spark_sql_are_not_taken_for_silent_executors(
+    queued: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A vertex that runs as Spark SQL has no hook: the listener says it started at launch
+    # and the executor reports its end. Its silence is no sign of an unreachable Redis.
+    monkeypatch.setattr(execution, "EVENTS_SILENCE_SECONDS", 0.3)
+
+    def in_the_jvm(publisher: Publisher, cancel: threading.Event) -> RunResult:
+        for vertex, subtask in publisher.subtasks():
+            for state in (S.SCHEDULED, S.DEPLOYING, S.INITIALIZING, S.RUNNING):
+                publisher.send(vertex, subtask, state, source="listener")
+        time.sleep(1.0)
+        for vertex, subtask in publisher.subtasks():
+            publisher.send(vertex, subtask, S.FINISHED, source="driver", records_out=5)
+        return RunResult(RunOutcome.FINISHED)
+
+    drive(queued, in_the_jvm)
+    run, _ = stored(queued)
+    assert (run.status, run.events_problem) == ("FINISHED", "")
+
+
 def test_a_run_whose_executors_report_never_says_their_events_are_missing(queued: Run) -> None:
     # Hooks' events follow the listener's launches at once.
     drive(queued, finished)
