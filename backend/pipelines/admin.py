@@ -27,7 +27,9 @@ class PipelineAdmin(admin.ModelAdmin):
     list_display = ("name", "workspace", "revision", "created_by", "updated_at")
     list_filter = ("workspace",)
     search_fields = ("name", "workspace__name")
-    # Documents change only through the services, which validate them.
+    # Documents change only through the services, which validate them and move the
+    # revision: the stored snapshot and the revision it is of are never edited here.
+    exclude = ("snapshot", "snapshot_revision")
     readonly_fields = ("document", "revision", "created_by", "created_at", "updated_at")
     inlines = (VersionInline,)
 

@@ -53,3 +53,17 @@ def test_admin_cannot_add_versions() -> None:
     assert client.login(username="root", password="a-long-admin-password")
 
     assert client.get("/admin/pipelines/pipelineversion/add/").status_code == 403
+
+
+def test_admin_cannot_edit_the_stored_working_copy() -> None:
+    # The snapshot column and the revision it is of change only through the services: an
+    # edit here would bypass validation and leave the revision (and every process's model
+    # of it) unchanged.
+    User.objects.create_superuser("root", "root@example.com", "a-long-admin-password")
+    client = APIClient()
+    assert client.login(username="root", password="a-long-admin-password")
+    team = make_team()
+    page = client.get(f"/admin/pipelines/pipeline/{team.pipeline.pk}/change/")
+    assert page.status_code == 200
+    fields = page.context["adminform"].form.fields
+    assert "snapshot" not in fields and "snapshot_revision" not in fields
