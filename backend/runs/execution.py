@@ -168,6 +168,10 @@ def _end_early(run_id: int, error: str) -> None:
 
 
 _STARTED = frozenset({ExecutionState.INITIALIZING, ExecutionState.RUNNING})
+_UNRUN = frozenset({ExecutionState.FAILED, ExecutionState.CANCELED})
+"""An attempt that ends so without its hooks' events may never have reached its Python
+worker (executor lost, task killed): its silence says nothing about the events' Redis. One
+that FINISHED did run there, and stays awaited."""
 
 
 class EventsUnreachable(RuntimeError):
@@ -400,7 +404,7 @@ class Collector:
                 attempt = (event.vertex, event.subtask, event.attempt)
                 if event.state is ExecutionState.DEPLOYING:
                     self.awaiting.setdefault(attempt, self.clock())
-                elif event.state in _STARTED:
+                elif event.state in _STARTED or event.state in _UNRUN:
                     self.awaiting.pop(attempt, None)
             self.changes |= self.monitor.apply(self.pending)
             self.unsaved += self.pending

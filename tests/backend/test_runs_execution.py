@@ -282,6 +282,26 @@ def test_subtasks_running_as_spark_sql_are_not_taken_for_silent_executors(
     assert (run.status, run.events_problem) == ("FINISHED", "")
 
 
+def test_an_attempt_lost_before_its_python_worker_ran_is_not_taken_for_silent_executors(
+    queued: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Spark launched attempt 0, then lost its executor before the Python worker ran: the
+    # listener reports the attempt failed, and the retry waits for a new executor. Its
+    # hooks never ran, so their silence says nothing about the events' Redis.
+    monkeypatch.setattr(execution, "EVENTS_SILENCE_SECONDS", 0.3)
+
+    def executor_lost(publisher: Publisher, cancel: threading.Event) -> RunResult:
+        publisher.send(0, 0, S.SCHEDULED, source="listener")
+        publisher.send(0, 0, S.DEPLOYING, source="listener")
+        publisher.send(0, 0, S.FAILED, source="listener", error="ExecutorLostFailure")
+        time.sleep(1.0)
+        return RunResult(RunOutcome.FAILED, error="ExecutorLostFailure")
+
+    drive(queued, executor_lost)
+    run, _ = stored(queued)
+    assert (run.status, run.events_problem) == ("FAILED", "")
+
+
 def test_a_run_whose_executors_report_never_says_their_events_are_missing(queued: Run) -> None:
     # Hooks' events follow the listener's launches at once.
     drive(queued, finished)
