@@ -1,0 +1,91 @@
+"""What each process keeps of working copies (`pipelines.editing`): a model of a revision
+that was never committed, and objects kept from the cyclic collector. Both fail today
+(`xfail`, strict: they pass once fixed)."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from typing import Any
+
+import pytest
+from django.db import transaction
+from django.test.utils import override_settings
+
+from pipelines import editing
+from pipelines.editing import pipeline_apply_edit
+from pipelines.models import Pipeline
+from pipelines.services import pipeline_update
+from tests.backend.factories import make_team
+
+pytestmark = pytest.mark.django_db
+
+
+def _rename(node: int, name: str) -> dict[str, Any]:
+    return {"kind": "set_field", "element": "node", "nodeId": node, "field": "name", "value": name}
+
+
+class _RolledBack(Exception):
+    pass
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pipeline_apply_edit caches the next revision's model before its commit",
+)
+@override_settings(PIPELINE_SNAPSHOT_EDITS=2)
+def test_an_edit_that_never_committed_leaves_no_model_behind() -> None:
+    team = make_team()
+    pipeline_id = team.pipeline.pk
+    nodes = team.pipeline.document["nodes"]
+    editing._models.clear()
+    # The edit's transaction does not commit (here an enclosing one rolls back; in
+    # production its COMMIT fails): revision 1 does not exist.
+    with pytest.raises(_RolledBack), transaction.atomic():
+        pipeline_apply_edit(
+            pipeline_id=pipeline_id,
+            user=team.editor,
+            base_revision=0,
+            edit=_rename(nodes[0]["id"], "Never stored"),
+            op_id="a",
+            client_id="c",
+        )
+        raise _RolledBack
+    # A REST replacement makes revision 1; two edits follow, the second writes a snapshot.
+    replaced = {**team.pipeline.document, "nodes": [{**nodes[0], "name": "Replaced"}, *nodes[1:]]}
+    pipeline_update(pipeline=team.pipeline, actor=team.editor, document=replaced)
+    for revision in (1, 2):
+        outcome = pipeline_apply_edit(
+            pipeline_id=pipeline_id,
+            user=team.editor,
+            base_revision=revision,
+            edit=_rename(nodes[-1]["id"], f"Last {revision}"),
+            op_id=f"b{revision}",
+            client_id="c",
+        )
+        assert outcome.applied is not None
+    assert Pipeline.objects.get(pk=pipeline_id).document["nodes"][0]["name"] == "Replaced"
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gc.freeze() after each model built keeps every object then alive from the "
+    "cyclic collector for ever",
+)
+def test_building_a_model_keeps_no_garbage_cycle_for_ever() -> None:
+    team = make_team()
+    editing._models.clear()
+    cycle = _Cycle()  # e.g. a request or a websocket's objects, alive at that moment
+    alive = weakref.ref(cycle)
+    try:
+        editing.pipeline_live_model(pipeline_id=team.pipeline.pk, revision=0)
+        del cycle
+        gc.collect()
+        assert alive() is None
+    finally:
+        gc.unfreeze()
