@@ -91,11 +91,25 @@ def pipeline_live_model(
         assert pipeline.revision == revision
         document = pipeline.document
     model = LiveModel.build(document)
-    _remember(_models, (pipeline_id, revision), model)
-    # A large model is long-lived: keep the collector's full passes from walking it on
-    # every edit (they paused edits of 5,000 operators for tens of milliseconds).
-    gc.freeze()
+    _remember_on_commit(_models, (pipeline_id, revision), model)
+    if len(document.get("nodes", ())) >= FREEZE_NODES:
+        _keep_from_the_collector()
     return model
+
+
+FREEZE_NODES = 1_000
+"""A model of this many operators is kept from the cyclic collector's full passes."""
+
+
+def _keep_from_the_collector() -> None:
+    """Move every object alive now out of the cyclic collector's reach (`gc.freeze`): a
+    large model is long-lived, and full passes walking it paused edits of 5,000 operators
+    for tens of milliseconds. What was frozen before is collected first, so a cycle that
+    was alive at the last freeze and is garbage now is freed here, not kept for ever (the
+    models hold no cycles: refcounting frees them, frozen or not)."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def pipeline_live_plan(
@@ -115,6 +129,15 @@ def _remember(cache: OrderedDict[tuple[int, int], V], key: tuple[int, int], valu
     cache.move_to_end(key)
     while len(cache) > _CACHE_SIZE:
         cache.popitem(last=False)
+
+
+def _remember_on_commit(
+    cache: OrderedDict[tuple[int, int], V], key: tuple[int, int], value: V
+) -> None:
+    """`_remember` once the transaction commits (at once outside one): a revision that
+    is never committed may be written again with another document, which a model kept
+    of it would hide."""
+    transaction.on_commit(lambda: _remember(cache, key, value))
 
 
 def _size_bound(key: tuple[int, int], document: dict[str, Any]) -> int:
@@ -273,8 +296,8 @@ def pipeline_apply_edit(
         PipelineEdit.objects.create(
             pipeline=pipeline, revision=revision, operation=applied.to_json(), author=user
         )
-        _remember(_models, (pipeline.pk, revision), new_model)
-        _remember(_sizes, (pipeline.pk, revision), size)
+        _remember_on_commit(_models, (pipeline.pk, revision), new_model)
+        _remember_on_commit(_sizes, (pipeline.pk, revision), size)
         delta = plan_delta(model.plan, new_model.plan)
         message = EditApplied(
             revision=revision,
