@@ -145,6 +145,13 @@ describe("field patches", () => {
       expect(after.nodes[other]).toBe(before.nodes[other]);
     }
   });
+
+  it("refuses a patch of an entry the plan lacks: the plan drifted from the server's", () => {
+    const before = planOf(editsDocument());
+    expect(() => applyPlanDelta(before, { nodes: { patch: { "999": { vertex: "ab" } } } })).toThrow(
+      new InvalidPlan("nodes: patch of '999', which this plan lacks"),
+    );
+  });
 });
 
 describe("parsing plans and deltas", () => {

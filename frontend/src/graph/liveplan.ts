@@ -123,7 +123,8 @@ function isKeyedSection(key: string): key is KeyedSection {
 
 /**
  * The plan after `delta`, from the plan before it (`apply_plan_delta`). Neither
- * argument is modified; unchanged sections and entries are shared with `plan`.
+ * argument is modified; unchanged sections and entries are shared with `plan`. Throws
+ * `InvalidPlan` for a patch of an entry `plan` lacks, as the server's applier does.
  */
 export function applyPlanDelta(plan: LivePlan, delta: PlanDelta): LivePlan {
   const result: Record<string, unknown> = { ...plan };
@@ -141,7 +142,11 @@ export function applyPlanDelta(plan: LivePlan, delta: PlanDelta): LivePlan {
       const entries: [string, unknown][] = Object.entries(change.set ?? {});
       for (const [entryKey, fields] of Object.entries(change.patch ?? {})) {
         const entry = Object.hasOwn(section, entryKey) ? section[entryKey] : undefined;
-        entries.push([entryKey, { ...(isJsonObject(entry) ? entry : {}), ...fields }]);
+        if (!isJsonObject(entry)) {
+          // The server patches only entries it sent: this plan drifted from its.
+          throw new InvalidPlan(`${key}: patch of '${entryKey}', which this plan lacks`);
+        }
+        entries.push([entryKey, { ...entry, ...fields }]);
       }
       for (const [entryKey, entry] of entries) {
         Object.defineProperty(section, entryKey, {

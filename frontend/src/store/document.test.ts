@@ -487,6 +487,18 @@ describe("undo and redo", () => {
 });
 
 describe("keeping in step with the server", () => {
+  it("asks for a resync when a plan delta patches what its plan lacks", () => {
+    const { store, resyncs } = joined();
+    const planDelta = { nodes: { patch: { "999": { vertex: "ab" } } } };
+    store
+      .getState()
+      .receiveEditApplied(
+        editApplied(6, { kind: "move_node", nodeId: 1, x: 5, y: 5 }, { planDelta }),
+      );
+    expect(store.getState().outOfSync).toBe(true);
+    expect(resyncs()).toBe(1);
+  });
+
   it("asks for a resync when a revision was missed, and starts over from the snapshot", () => {
     const { store, resyncs } = joined();
     store.getState().receiveEditApplied(editApplied(8, { kind: "remove_node", nodeId: 1 }));

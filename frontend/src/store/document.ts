@@ -52,7 +52,7 @@ import {
   type NodeMove,
 } from "../graph/edits";
 import { jsonEqual, type JsonObject, type JsonValue } from "../graph/json";
-import { applyPlanDelta, type LivePlan } from "../graph/liveplan";
+import { applyPlanDelta, InvalidPlan, type LivePlan } from "../graph/liveplan";
 import {
   checkConfig,
   checkDocument,
@@ -459,7 +459,16 @@ export function createDocumentStore(options: DocumentStoreOptions): StoreApi<Doc
           lose();
           return;
         }
-        const plan = applyPlanDelta(state.plan, message.planDelta);
+        let plan: LivePlan;
+        try {
+          plan = applyPlanDelta(state.plan, message.planDelta);
+        } catch (error) {
+          if (!(error instanceof InvalidPlan)) {
+            throw error;
+          }
+          lose();
+          return;
+        }
         const own =
           message.clientId === state.clientId
             ? state.pending.findIndex((item) => item.opId === message.opId)
