@@ -266,6 +266,9 @@ PIPELINE_MAX_NODES = int(os.environ.get("PIPELINE_MAX_NODES", "5000"))
 PIPELINE_SNAPSHOT_EDITS = int(os.environ.get("PIPELINE_SNAPSHOT_EDITS", "50"))
 """A co-editing edit stores its operation, not the document; every this many edits the
 working copy is stored whole again, so reading it replays at most this many."""
+LIVE_MODEL_CACHE_BYTES = int(os.environ.get("LIVE_MODEL_CACHE_BYTES", str(16 * 1024 * 1024)))
+"""The documents of the working copies each server process keeps parsed and compiled
+(`pipelines.editing`), in JSON bytes, at most (their models take about 20 times that)."""
 # A websocket message the consumers read at most (an edit may carry a node or a value as
 # large as a document); uvicorn closes the connection only beyond twice this.
 WEBSOCKET_MAX_MESSAGE_BYTES = PIPELINE_MAX_DOCUMENT_BYTES + 64 * 1024

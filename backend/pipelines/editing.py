@@ -91,7 +91,9 @@ def pipeline_live_model(
         assert pipeline.revision == revision
         document = pipeline.document
     model = LiveModel.build(document)
-    _remember_on_commit(_models, (pipeline_id, revision), model)
+    key = (pipeline_id, revision)
+    size = _size_bound(key, document)
+    transaction.on_commit(lambda: _remember_model(key, model, size))
     if len(document.get("nodes", ())) >= FREEZE_NODES:
         _keep_from_the_collector()
     return model
@@ -131,13 +133,17 @@ def _remember(cache: OrderedDict[tuple[int, int], V], key: tuple[int, int], valu
         cache.popitem(last=False)
 
 
-def _remember_on_commit(
-    cache: OrderedDict[tuple[int, int], V], key: tuple[int, int], value: V
-) -> None:
-    """`_remember` once the transaction commits (at once outside one): a revision that
-    is never committed may be written again with another document, which a model kept
-    of it would hide."""
-    transaction.on_commit(lambda: _remember(cache, key, value))
+def _remember_model(key: tuple[int, int], model: LiveModel, size: int) -> None:
+    """Keep `model` of a committed revision (called on commit: a revision that is never
+    committed may be written again with another document, which a model kept of it would
+    hide), within `_CACHE_SIZE` models and `LIVE_MODEL_CACHE_BYTES` of their documents
+    (a model takes about 20 times its document's JSON in memory); the newest is kept."""
+    _remember(_sizes, key, size)
+    _remember(_models, key, model)
+    budget = settings.LIVE_MODEL_CACHE_BYTES
+    while len(_models) > 1 and sum(_sizes.get(k, 0) for k in _models) > budget:
+        oldest = next(iter(_models))
+        del _models[oldest]
 
 
 def _size_bound(key: tuple[int, int], document: dict[str, Any]) -> int:
@@ -296,8 +302,8 @@ def pipeline_apply_edit(
         PipelineEdit.objects.create(
             pipeline=pipeline, revision=revision, operation=applied.to_json(), author=user
         )
-        _remember_on_commit(_models, (pipeline.pk, revision), new_model)
-        _remember_on_commit(_sizes, (pipeline.pk, revision), size)
+        key = (pipeline.pk, revision)
+        transaction.on_commit(lambda: _remember_model(key, new_model, size))
         delta = plan_delta(model.plan, new_model.plan)
         message = EditApplied(
             revision=revision,

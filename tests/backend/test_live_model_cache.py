@@ -15,7 +15,7 @@ from pipelines import editing
 from pipelines.editing import pipeline_apply_edit
 from pipelines.models import Pipeline
 from pipelines.services import pipeline_update
-from tests.backend.factories import make_team
+from tests.backend.factories import make_pipeline, make_team
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +94,25 @@ def test_building_a_model_keeps_no_garbage_cycle_for_ever(
         assert alive() is None
     finally:
         gc.unfreeze()
+
+
+def test_models_kept_fit_in_their_byte_budget_newest_first(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    team = make_team()
+    first = team.pipeline
+    second = make_pipeline(workspace=team.workspace, created_by=team.owner, name="Second")
+    editing._models.clear()
+    one = editing.document_bytes(first.document)
+    with override_settings(LIVE_MODEL_CACHE_BYTES=one + one // 2):
+        with django_capture_on_commit_callbacks(execute=True):  # models of commits only
+            editing.pipeline_live_model(pipeline_id=first.pk, revision=0)
+        assert list(editing._models) == [(first.pk, 0)]
+        with django_capture_on_commit_callbacks(execute=True):  # models of commits only
+            editing.pipeline_live_model(pipeline_id=second.pk, revision=0)
+        assert list(editing._models) == [(second.pk, 0)]
+    with override_settings(LIVE_MODEL_CACHE_BYTES=1):
+        # One model is always kept: the one being edited.
+        with django_capture_on_commit_callbacks(execute=True):  # models of commits only
+            editing.pipeline_live_model(pipeline_id=first.pk, revision=0)
+        assert list(editing._models) == [(first.pk, 0)]
