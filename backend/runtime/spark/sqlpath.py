@@ -143,14 +143,16 @@ def choose(plan: RunPlan, spark: Callable[[], SparkSession] | None) -> Choice:
             continue
         choice.feeds[feed.consumer.id] = feed
         taken |= {feed.producer.id, feed.consumer.id}
+    names = {vertex.id: vertex.name for vertex in plan.vertices}
     for vertex in plan.vertices:
         if vertex.id in taken:
             choice.reasons.pop(vertex.id, None)
         elif vertex.inputs and len(vertex.inputs) == 1:
-            # Said of the vertex it reads from, which is where a feed would start.
+            # Said of the vertex it reads from, which is where a feed would start; named,
+            # not quoted, so that a long pipeline does not repeat it down every vertex.
             producer = vertex.inputs[0].producer
-            if producer in choice.reasons:
-                choice.reasons[vertex.id] = f"its input runs in Python: {choice.reasons[producer]}"
+            if producer in choice.reasons and producer not in taken:
+                choice.reasons[vertex.id] = f"its input, {names[producer]}, runs in Python"
         elif vertex.inputs:
             choice.reasons[vertex.id] = "it has several inputs"
     return choice
@@ -353,7 +355,7 @@ def _check_key_kept(key_text: str, record: Value, fold: Fold) -> None:
     try:
         as_struct(translate(key_text, {"x": _masked(record, list(fold.kinds))}))
     except Untranslatable:
-        raise Untranslatable("the key reads a field the reduce changes") from None
+        raise Untranslatable("the key reads a field the fold changes") from None
 
 
 def _masked(value: Value, kinds: list[str]) -> Value:

@@ -180,6 +180,7 @@ def test_what_does_not_translate_runs_in_python_alike(
     assert set(sql.details["engines"].values()) == {"python"}
     assert all(e.engine == "python" and e.reason for e in sql.engines)
     producer, consumer = sql.engines
-    assert consumer.reason == f"its input runs in Python: {producer.reason}"
+    name = next(v.name for v in run_plan.vertices if v.id == producer.vertex)
+    assert producer.reason and consumer.reason == f"its input, {name}, runs in Python"
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sorted(sinks(sql)) == sorted(sinks(python))
