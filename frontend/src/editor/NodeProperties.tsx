@@ -283,7 +283,8 @@ export function NodeProperties(props: {
               <dd>
                 {vertex.nodes.length === 1
                   ? "not chained with any other operator"
-                  : `${vertex.nodes.indexOf(node.id) + 1} of ${vertex.nodes.length} operators`}
+                  : // The plan lists a chain's operators tail first, its head last.
+                    `${vertex.nodes.length - vertex.nodes.indexOf(node.id)} of ${vertex.nodes.length} operators`}
               </dd>
             </>
           )}
