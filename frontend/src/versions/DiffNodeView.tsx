@@ -3,7 +3,7 @@ import { memo } from "react";
 
 import { NodeChrome } from "../canvas/NodeChrome";
 import type { DiffFlowNode } from "./diffFlow";
-import { valueText } from "./diffModel";
+import { fieldValueText } from "./diffModel";
 
 const MARKS = { added: "+", removed: "−", changed: "~", unchanged: "" } as const;
 const STATE = { kept: "state kept", lost: "state lost", new: "new state" } as const;
@@ -16,7 +16,9 @@ export const DiffNodeView = memo(function DiffNodeView({
   const { node, change, fields, savepoint } = data.item;
   const title = [
     `${node.name} (node ${node.id}): ${change}`,
-    ...fields.map((f) => `${f.field}: ${valueText(f.old)} → ${valueText(f.new)}`),
+    ...fields.map(
+      (f) => `${f.field}: ${fieldValueText(f.field, f.old)} → ${fieldValueText(f.field, f.new)}`,
+    ),
     ...(savepoint === null ? [] : [`${STATE[savepoint.verdict]}: ${savepoint.causes.join("; ")}`]),
   ].join("\n");
   return (

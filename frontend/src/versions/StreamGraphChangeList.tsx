@@ -1,5 +1,5 @@
 import type { DiffEdgeRef, FieldChange, StreamGraphChanges } from "../api/resources";
-import { valueText, type DiffGraph } from "./diffModel";
+import { fieldValueText, type DiffGraph } from "./diffModel";
 
 /** Operators, edges and job settings that differ, with every changed field. */
 export function StreamGraphChangeList(props: {
@@ -84,7 +84,8 @@ function Fields({ fields }: { readonly fields: readonly FieldChange[] }) {
     <ul className="field-changes">
       {fields.map((change) => (
         <li key={change.field}>
-          <code>{change.field}</code> {valueText(change.old)} → {valueText(change.new)}
+          <code>{change.field}</code> {fieldValueText(change.field, change.old)} →{" "}
+          {fieldValueText(change.field, change.new)}
         </li>
       ))}
     </ul>

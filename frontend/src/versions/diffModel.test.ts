@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 
 import type { PlanDiff } from "../api/resources";
 import type { StreamGraphDocument } from "../graph/streamgraph";
-import { diffGraph, savepointVerdict, valueText } from "./diffModel";
+import { diffGraph, fieldValueText, savepointVerdict, valueText } from "./diffModel";
 
 /**
  * Two versions of a pipeline and the `plandiff/v1` the server computed for them
@@ -247,5 +247,12 @@ describe("values", () => {
     ["x".repeat(100), `${"x".repeat(59)}…`],
   ])("%j reads %s", (value, text) => {
     expect(valueText(value)).toBe(text);
+  });
+
+  it("says default for a parallelism left to the job, as the editor does", () => {
+    expect(fieldValueText("parallelism", -1)).toBe("default");
+    expect(fieldValueText("maxParallelism", -1)).toBe("default");
+    expect(fieldValueText("parallelism", 2)).toBe("2");
+    expect(fieldValueText("name", -1)).toBe("-1");
   });
 });

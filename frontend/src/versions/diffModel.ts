@@ -271,6 +271,15 @@ function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** Fields whose -1 is Flink's "not set: the job's default" (`ExecutionConfig.PARALLELISM_DEFAULT`). */
+const DEFAULTED_BY_MINUS_ONE = new Set(["parallelism", "maxParallelism"]);
+
+/** A field's value in a change list: `default` for a parallelism left to the job, else
+ * as `valueText` says it. */
+export function fieldValueText(field: string, value: JsonValue, limit = 60): string {
+  return DEFAULTED_BY_MINUS_ONE.has(field) && value === -1 ? "default" : valueText(value, limit);
+}
+
 /** A field value in a change list: `(not set)` for null, JSON otherwise, cut at `limit`. */
 export function valueText(value: JsonValue, limit = 60): string {
   if (value === null) {
