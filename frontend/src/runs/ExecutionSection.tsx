@@ -45,6 +45,8 @@ function ExecutionDetails(props: { readonly execution: RunExecution; readonly st
   const exchanges = exchangeRows(execution);
   const stages = stageRows(execution, names);
   const engines = engineRows(execution, names);
+  // A column of reasons only when some vertex ran in Python with one.
+  const anyReason = engines.some((row) => row.reason);
   return (
     <>
       <p className="run-execution__sentence" data-testid="execution-sentence">
@@ -126,7 +128,7 @@ function ExecutionDetails(props: { readonly execution: RunExecution; readonly st
               <tr>
                 <th>Vertex</th>
                 <th>Ran as</th>
-                <th>Why not Spark SQL</th>
+                {anyReason && <th>Why not Spark SQL</th>}
               </tr>
             </thead>
             <tbody>
@@ -140,7 +142,7 @@ function ExecutionDetails(props: { readonly execution: RunExecution; readonly st
                     {row.name}
                   </td>
                   <td>{row.ranAs}</td>
-                  <td className="muted">{row.reason}</td>
+                  {anyReason && <td className="muted">{row.reason}</td>}
                 </tr>
               ))}
             </tbody>
