@@ -1,6 +1,7 @@
 import { useState } from "react";
 
 import { ExecutionGraphView } from "../plan/ExecutionGraphView";
+import { plural } from "../plan/executionModel";
 import { JobGraphView } from "../plan/JobGraphView";
 import { RescaleView } from "../plan/RescaleView";
 import { Canvas } from "./Canvas";
@@ -58,7 +59,13 @@ export function EditorViews({
         ))}
         <span className="tabs__summary">
           {summary !== null &&
-            `${summary.vertexCount} job vertices · ${summary.totalSubtasks ?? "?"} subtasks · ${summary.slotsRequired} slots`}
+            [
+              plural(summary.vertexCount, "job vertex", "job vertices"),
+              summary.totalSubtasks === null
+                ? "? subtasks"
+                : plural(summary.totalSubtasks, "subtask"),
+              plural(summary.slotsRequired, "slot"),
+            ].join(" · ")}
         </span>
       </nav>
       <div className="editor__view">

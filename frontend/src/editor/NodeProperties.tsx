@@ -210,7 +210,7 @@ export function NodeProperties(props: {
       <CommitField
         label="Slot sharing group"
         value={node.slotSharingGroup ?? ""}
-        placeholder="unset"
+        placeholder="default"
         disabled={!canEdit}
         testId="prop-slot-sharing-group"
         onCommit={(text) => {

@@ -1,6 +1,7 @@
 import { useState } from "react";
 
 import type { JsonValue } from "../graph/json";
+import { plural } from "../plan/executionModel";
 import { RUNTIME_MODES, type RuntimeMode, type StreamGraphDocument } from "../graph/streamgraph";
 import { useCommit, useParallelismCommit } from "./commit";
 import { useDocumentStore, useEditor } from "./context";
@@ -43,7 +44,7 @@ export function PipelineSettings(props: {
           {summary.slotSharingGroups.map((group) => (
             <span key={group.index} className="facts__row">
               <dt>Slot group {group.name ?? "(unset)"}</dt>
-              <dd>{group.slots} slots</dd>
+              <dd>{plural(group.slots, "slot")}</dd>
             </span>
           ))}
         </dl>
