@@ -12,7 +12,7 @@ from typing import Any
 from compiler.chainability import chain_blockers, head_factories
 from compiler.chaining import ChainPlan
 from compiler.hashing import to_hex
-from compiler.model import Hash128, NodeId, Partitioner, StreamGraph
+from compiler.model import Hash128, NodeId, OperatorFactory, Partitioner, StreamEdge, StreamGraph
 
 FORMAT = "explain/v1"
 
@@ -116,39 +116,59 @@ def explain(
     user_hashes: dict[NodeId, Hash128 | None],
 ) -> Explanation:
     factories = head_factories(graph, chainable)
-    chained_sources = {source for chain in plan.chains for source in chain.chained_sources}
-    edges = []
-    for edge in graph.edges:
-        folded = edge.source in chained_sources
-        reasons = (
-            ()
-            if chainable[edge.index]
-            else tuple(chain_blockers(graph, edge, factories[edge.source]))
-        )
-        edges.append(
-            EdgeExplanation(
-                edge=edge.index,
-                source=edge.source,
-                target=edge.target,
-                partitioner=edge.partitioner,
-                partitioner_chosen=edge.partitioner_chosen,
-                chained=chainable[edge.index] or folded,
-                reasons=() if folded else reasons,
-                chained_source=folded,
-            )
-        )
+    chained_sources = frozenset(source for chain in plan.chains for source in chain.chained_sources)
+    edges = [
+        explain_edge(graph, edge, chainable, factories, chained_sources) for edge in graph.edges
+    ]
     position = {nid: k for k, nid in enumerate(hashes)}  # insertion order = hashing order
     nodes = [
-        HashExplanation(
-            node=nid,
-            hash=hashes[nid],
-            from_uid=node.uid is not None,
-            position=position[nid],
-            chained_outputs=tuple(e.target for e in graph.out_edges[nid] if chainable[e.index]),
-            inputs=tuple(e.source for e in graph.in_edges[nid]),
-            uid=node.uid,
-            user_defined=user_hashes.get(nid),
-        )
-        for nid, node in sorted(graph.nodes.items())
+        explain_hash(graph, nid, chainable, hashes, user_hashes, position)
+        for nid in sorted(graph.nodes)
     ]
     return Explanation(tuple(edges), tuple(nodes))
+
+
+def explain_edge(
+    graph: StreamGraph,
+    edge: StreamEdge,
+    chainable: list[bool],
+    factories: dict[NodeId, OperatorFactory],
+    chained_sources: frozenset[NodeId],
+) -> EdgeExplanation:
+    """Whether one edge chains and, if not, why (`factories`: `head_factories`)."""
+    folded = edge.source in chained_sources
+    reasons = (
+        () if chainable[edge.index] else tuple(chain_blockers(graph, edge, factories[edge.source]))
+    )
+    return EdgeExplanation(
+        edge=edge.index,
+        source=edge.source,
+        target=edge.target,
+        partitioner=edge.partitioner,
+        partitioner_chosen=edge.partitioner_chosen,
+        chained=chainable[edge.index] or folded,
+        reasons=() if folded else reasons,
+        chained_source=folded,
+    )
+
+
+def explain_hash(
+    graph: StreamGraph,
+    nid: NodeId,
+    chainable: list[bool],
+    hashes: dict[NodeId, Hash128],
+    user_hashes: dict[NodeId, Hash128 | None],
+    position: dict[NodeId, int],
+) -> HashExplanation:
+    """What one node's OperatorID was computed from (`position`: its place in hashing)."""
+    node = graph.nodes[nid]
+    return HashExplanation(
+        node=nid,
+        hash=hashes[nid],
+        from_uid=node.uid is not None,
+        position=position[nid],
+        chained_outputs=tuple(e.target for e in graph.out_edges[nid] if chainable[e.index]),
+        inputs=tuple(e.source for e in graph.in_edges[nid]),
+        uid=node.uid,
+        user_defined=user_hashes.get(nid),
+    )

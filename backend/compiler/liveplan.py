@@ -19,8 +19,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.chainability import chain_blockers, head_factories
-from compiler.explain import EdgeExplanation, HashExplanation, explain
+from compiler.chainability import head_factories
+from compiler.explain import EdgeExplanation, HashExplanation, explain, explain_edge, explain_hash
 from compiler.hashing import to_hex
 from compiler.model import Hash128, NodeId, OperatorFactory, StreamGraph
 from compiler.pipeline import Compilation
@@ -130,39 +130,15 @@ def live_plan_after(
     position = {nid: k for k, nid in enumerate(compilation.hashes)}
     nodes = dict(plan["nodes"])
     for nid in dirty_nodes:
-        node = graph.nodes[nid]
-        nodes[str(nid)] = _node_entry(
-            HashExplanation(
-                node=nid,
-                hash=compilation.hashes[nid],
-                from_uid=node.uid is not None,
-                position=position[nid],
-                chained_outputs=tuple(e.target for e in graph.out_edges[nid] if chainable[e.index]),
-                inputs=tuple(e.source for e in graph.in_edges[nid]),
-                uid=node.uid,
-                user_defined=compilation.user_hashes.get(nid),
-            ),
-            job_graph.vertex_of_node,
+        hashed = explain_hash(
+            graph, nid, chainable, compilation.hashes, compilation.user_hashes, position
         )
+        nodes[str(nid)] = _node_entry(hashed, job_graph.vertex_of_node)
     edges = dict(plan["edges"])
     for index in dirty_edges:
         edge = graph.edges[index]
-        folded = edge.source in chained_sources
-        reasons = (
-            () if chainable[index] else tuple(chain_blockers(graph, edge, factories[edge.source]))
-        )
-        edges[str(index)] = _edge_entry(
-            EdgeExplanation(
-                edge=edge.index,
-                source=edge.source,
-                target=edge.target,
-                partitioner=edge.partitioner,
-                partitioner_chosen=edge.partitioner_chosen,
-                chained=chainable[index] or folded,
-                reasons=() if folded else reasons,
-                chained_source=folded,
-            )
-        )
+        explained = explain_edge(graph, edge, chainable, factories, chained_sources)
+        edges[str(index)] = _edge_entry(explained)
     diagnostics = [d.to_json() for d in compilation.diagnostics]
     basis = PlanBasis(
         graph=graph,
