@@ -37,6 +37,18 @@ def _stored_snapshot(pipeline_id: int) -> tuple[dict[str, Any], int | None]:
     return (json.loads(raw) if isinstance(raw, str) else raw), base
 
 
+def _edit_at(team: Team, revision: int, edit: dict[str, Any]) -> Any:
+    """The editor's `edit`, made as revision `revision` of the team's pipeline."""
+    return pipeline_apply_edit(
+        pipeline_id=team.pipeline.pk,
+        user=team.editor,
+        base_revision=revision - 1,
+        edit=edit,
+        op_id=f"op{revision}",
+        client_id="c",
+    )
+
+
 @override_settings(PIPELINE_SNAPSHOT_EDITS=3)
 def test_edits_store_operations_and_a_snapshot_every_few() -> None:
     team: Team = make_team()
@@ -47,14 +59,7 @@ def test_edits_store_operations_and_a_snapshot_every_few() -> None:
     snapshots = []
     for revision in range(1, 8):
         edit = _rename(node, f"Step {revision}")
-        outcome = pipeline_apply_edit(
-            pipeline_id=pipeline_id,
-            user=team.editor,
-            base_revision=revision - 1,
-            edit=edit,
-            op_id=f"op{revision}",
-            client_id="c",
-        )
+        outcome = _edit_at(team, revision, edit)
         assert outcome.applied is not None and outcome.revision == revision
         expected, _ = apply_edit(expected, Edit.from_json(edit))
         snapshot, base = _stored_snapshot(pipeline_id)
@@ -91,14 +96,7 @@ def test_a_process_without_the_model_reads_snapshot_and_log() -> None:
         if revision == 3:
             # Another process edits from here: this one holds no model of the pipeline.
             editing._models.clear()
-        pipeline_apply_edit(
-            pipeline_id=pipeline_id,
-            user=team.editor,
-            base_revision=revision - 1,
-            edit=edit,
-            op_id=f"op{revision}",
-            client_id="c",
-        )
+        _edit_at(team, revision, edit)
         expected, _ = apply_edit(expected, Edit.from_json(edit))
     editing._models.clear()
     model = editing.pipeline_live_model(pipeline_id=pipeline_id, revision=4)

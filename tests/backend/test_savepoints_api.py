@@ -20,6 +20,7 @@ from savepoints.models import Savepoint
 from tests.backend.factories import (
     PASSWORD,
     SAVEPOINTS,
+    Team,
     client_for,
     make_savepoint,
     make_team,
@@ -135,21 +136,24 @@ def test_a_file_over_the_limit_is_refused_while_it_streams(settings: Any) -> Non
     assert Savepoint.objects.count() == 0
 
 
-def test_a_session_upload_is_held_to_the_limit_too(settings: Any) -> None:
-    # Session authentication reads a POST body for its CSRF check, before the view runs.
-    settings.SAVEPOINT_MAX_BYTES = 1000
-    team = make_team()
+def _session_upload(team: Team) -> Any:
+    """An editor's upload through the browser's session, CSRF token and all."""
     client = APIClient(enforce_csrf_checks=True)
     assert client.login(username="eddie", password=PASSWORD)
     client.cookies["csrftoken"] = "c" * 32
     body = {"file": SimpleUploadedFile("_metadata", savepoint_bytes()), "label": "session"}
-
-    response = client.post(
+    return client.post(
         f"/api/pipelines/{team.pipeline.pk}/savepoints/",
         body,
         format="multipart",
         HTTP_X_CSRFTOKEN="c" * 32,
     )
+
+
+def test_a_session_upload_is_held_to_the_limit_too(settings: Any) -> None:
+    # Session authentication reads a POST body for its CSRF check, before the view runs.
+    settings.SAVEPOINT_MAX_BYTES = 1000
+    response = _session_upload(make_team())
 
     assert response.status_code == 413, response.content[:300]
     assert response.json()["error"]["code"] == "upload-too-large"
@@ -157,18 +161,7 @@ def test_a_session_upload_is_held_to_the_limit_too(settings: Any) -> None:
 
 
 def test_a_session_upload_within_the_limit_is_stored() -> None:
-    team = make_team()
-    client = APIClient(enforce_csrf_checks=True)
-    assert client.login(username="eddie", password=PASSWORD)
-    client.cookies["csrftoken"] = "c" * 32
-    body = {"file": SimpleUploadedFile("_metadata", savepoint_bytes()), "label": "session"}
-
-    response = client.post(
-        f"/api/pipelines/{team.pipeline.pk}/savepoints/",
-        body,
-        format="multipart",
-        HTTP_X_CSRFTOKEN="c" * 32,
-    )
+    response = _session_upload(make_team())
 
     assert response.status_code == 201, response.content[:300]
     assert bytes(Savepoint.objects.get().data) == savepoint_bytes()
