@@ -139,6 +139,8 @@ def _wait(started: _Started, ready: Any, what: str) -> None:
                 return
         except OSError:
             pass  # not listening yet
+        except ValueError:
+            pass  # the UI is up, its JSON pages not yet: they answer an HTML page first
         if time.monotonic() > deadline:
             raise RuntimeError(f"{what}: not within {START_TIMEOUT:g} s:\n{started.tail()}")
         time.sleep(0.25)
