@@ -90,6 +90,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     PASSWORD_HASHERS: "django.contrib.auth.hashers.MD5PasswordHasher",
     // Production settings, as a deployment runs them: they only need a key.
     SECRET_KEY: "e2e-only-secret-key-0123456789abcdef0123456789abcdef",
+    // The suite registers its users from one address, more than 20 in a minute when it runs
+    // fast; the limit itself is tested in tests/backend/test_auth.py.
+    AUTH_ATTEMPTS_PER_MINUTE: "1000",
     // A second cluster owners may choose (its worker starts Spark only if a run needs it).
     SPARK_CLUSTERS: JSON.stringify({ small: { master: "local[1]", maxParallelism: 1 } }),
   };
