@@ -210,3 +210,36 @@ def is_chainable_source(
     if not is_chainable_input(graph, edge, node.factory):
         return None
     return edge
+
+
+def rechain_around(
+    graph: StreamGraph,
+    previous: list[bool],
+    previous_outputs: dict[NodeId, int],
+    node_id: NodeId,
+) -> tuple[list[bool], dict[NodeId, int], list[StreamEdge]] | None:
+    """`chainability(graph)` after an edit of node `node_id` alone, from `previous` and
+    `previous_outputs` (the graph's before it, with the same edges): only the edges into and
+    out of that node can change. Also returns the edges whose chainability changed. None
+    when the graph has a yielding operator, whose chaining depends on the chain above it
+    (the whole graph is checked then)."""
+    if any(node.factory is OperatorFactory.YIELDING for node in graph.nodes.values()):
+        return None
+    chainable = list(previous)
+    chained_outputs = previous_outputs
+    flipped: list[StreamEdge] = []
+    for edge in (*graph.in_edges[node_id], *graph.out_edges[node_id]):
+        chains = (
+            graph.config.chaining_enabled
+            and len(graph.in_edges[edge.target]) == 1
+            # No yielding operator here, so the head's factory does not matter.
+            and is_chainable_input(graph, edge, OperatorFactory.OPERATOR)
+        )
+        if chains is chainable[edge.index]:
+            continue
+        if not flipped:
+            chained_outputs = dict(previous_outputs)
+        chainable[edge.index] = chains
+        chained_outputs[edge.source] += 1 if chains else -1
+        flipped.append(edge)
+    return chainable, chained_outputs, flipped

@@ -188,3 +188,83 @@ def chained_name(
                     pending.append(", ")
             work.extend(pending)
     return "".join(parts)
+
+
+def rebuild_chains(
+    graph: StreamGraph,
+    chainable: list[bool],
+    previous: ChainPlan,
+    flipped: list[StreamEdge],
+    edited: NodeId,
+) -> tuple[ChainPlan, set[NodeId]] | None:
+    """`build_chains(graph, chainable)` after an edit of node `edited` alone, from
+    `previous` (the plan of the graph before it, with the same edges) and the edges whose
+    chainability changed: only the chains those edges and that node are in are built
+    again (their heads are returned with the plan), the others are kept as they were. None
+    when a FLIP-27 source chains into its consumer, before or after (the whole plan is
+    built then)."""
+    if any(chain.chained_sources for chain in previous.chains) or any(
+        is_chainable_source(graph, source, chainable) is not None for source in graph.source_ids
+    ):
+        return None
+    head_of = previous.head_of
+    by_head = {chain.head: chain for chain in previous.chains}
+    heads = set(by_head)
+    rebuilt = {head_of[edited]}
+    for edge in flipped:
+        rebuilt.add(head_of[edge.source])
+        if chainable[edge.index]:
+            heads.discard(edge.target)  # it joins the chain of its input
+        else:
+            heads.add(edge.target)
+            rebuilt.add(edge.target)
+    rebuilt &= heads
+
+    def chained_children(head: NodeId) -> dict[NodeId, list[StreamEdge]]:
+        """The chainable out-edges of the nodes of the chain from `head`."""
+        children: dict[NodeId, list[StreamEdge]] = {}
+        pending = [head]
+        while pending:
+            nid = pending.pop()
+            out = [e for e in graph.out_edges[nid] if chainable[e.index]]
+            if out:
+                children[nid] = out
+                pending.extend(e.target for e in out)
+        return children
+
+    chains: dict[NodeId, Chain] = {}
+    new_head_of = dict(head_of)
+    for head in rebuilt:
+        children = chained_children(head)
+        order = _post_order(head, children)
+        for nid in order:
+            new_head_of[nid] = head
+        chains[head] = Chain(
+            head=head,
+            nodes=order,
+            chained_sources=(),
+            name=chained_name(graph, head, children, ()),
+            transitive_out_edges=tuple(
+                e for nid in order for e in graph.out_edges[nid] if not chainable[e.index]
+            ),
+        )
+
+    creation_order: list[Chain] = []
+    created: set[NodeId] = set()
+    for entry in graph.source_ids:  # ascending ids, and no source is folded
+        if entry in created:
+            continue
+        created.add(entry)
+        first = chains.get(entry) or by_head[entry]
+        stack = [(first, iter(first.transitive_out_edges))]
+        while stack:
+            chain, pending_edges = stack[-1]
+            out_edge = next(pending_edges, None)
+            if out_edge is None:
+                stack.pop()
+                creation_order.append(chain)
+            elif out_edge.target not in created:
+                created.add(out_edge.target)
+                target = chains.get(out_edge.target) or by_head[out_edge.target]
+                stack.append((target, iter(target.transitive_out_edges)))
+    return ChainPlan(chains=tuple(creation_order), head_of=new_head_of), rebuilt

@@ -14,14 +14,16 @@ input's hash in in-edge order: `h[j] = (h[j] * 37) ^ input[j]` per byte.
 
 from __future__ import annotations
 
+import heapq
 import struct
 from collections import deque
+from collections.abc import Iterable
 from typing import cast
 
 import mmh3
 
 from compiler.document import encode_java_utf8
-from compiler.model import Hash128, NodeId, StreamGraph
+from compiler.model import Hash128, NodeId, StreamGraph, StreamNode
 
 # `(byte) (b * 37)` for every byte value: the per-byte multiply of the input mixing,
 # applied to all 16 bytes at once with `bytes.translate`.
@@ -116,12 +118,64 @@ def traverse_and_hash(
 
 def user_hashes(graph: StreamGraph) -> dict[NodeId, Hash128 | None]:
     """`StreamGraphUserHashHasher`: the user-provided `uidHash` of each node, or None."""
-    return {
-        nid: Hash128(int(node.uid_hash, 16)) if node.uid_hash is not None else None
-        for nid, node in graph.nodes.items()
-    }
+    return {nid: user_hash(node) for nid, node in graph.nodes.items()}
+
+
+def user_hash(node: StreamNode) -> Hash128 | None:
+    """The user-provided `uidHash` of one node, or None."""
+    return Hash128(int(node.uid_hash, 16)) if node.uid_hash is not None else None
 
 
 def to_hex(value: int) -> str:
     """`AbstractID.toString()`."""
     return f"{value:032x}"
+
+
+def rehash(
+    graph: StreamGraph,
+    chained_outputs: dict[NodeId, int],
+    previous: dict[NodeId, Hash128],
+    positions: dict[NodeId, int],
+    changed: Iterable[NodeId],
+) -> tuple[dict[NodeId, Hash128], set[NodeId]]:
+    """`traverse_and_hash` again, from `previous`: the hashes of a graph with the same
+    nodes, edges and uids (hence the same traversal; `positions` is each node's place in
+    it), whose chained-output counts differed only at `changed`. Those nodes are hashed
+    again, then, in traversal order, every node an input hash of which changed: after an
+    edit that breaks one chain, the nodes downstream of it, not the whole graph.
+
+    Returns the hashes (in traversal order) and the nodes whose hash changed.
+    """
+    hashes = dict(previous)
+    uids = graph.uids
+    inputs = graph.input_ids
+    children = graph.output_ids
+    size = len(graph.nodes)
+    plain_seeds, mixed_seeds = _seed_tables(size, 0)
+    pending = [(positions[n], n) for n in set(changed)]
+    heapq.heapify(pending)
+    queued = {n for _, n in pending}
+    moved: set[NodeId] = set()
+    while pending:
+        k, nid = heapq.heappop(pending)
+        if nid in uids:
+            continue  # its hash is its uid's
+        chained = chained_outputs[nid]
+        if chained >= len(plain_seeds) or k >= len(plain_seeds[chained]):
+            plain_seeds, mixed_seeds = _seed_tables(size, chained)
+        sources = inputs[nid]
+        if len(sources) == 1:
+            h = mixed_seeds[chained][k] ^ hashes[sources[0]]
+        else:
+            h = plain_seeds[chained][k]
+            for s in sources:
+                h = int.from_bytes(h.to_bytes(16, "big").translate(_TIMES_37), "big") ^ hashes[s]
+        if h == hashes[nid]:
+            continue
+        hashes[nid] = Hash128(h)
+        moved.add(nid)
+        for child in children[nid]:
+            if child not in queued:
+                queued.add(child)
+                heapq.heappush(pending, (positions[child], child))
+    return hashes, moved

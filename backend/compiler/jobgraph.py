@@ -191,30 +191,31 @@ def build_job_graph(
     output_of_edge: dict[int, _Output] = {}
     for chain in plan.chains:
         vertex_id = hashes[chain.head]
-        for nid in chain.nodes:
-            outputs: list[_Output] = []
-            for edge in graph.out_edges[nid]:
-                if chainable[edge.index]:
-                    continue
-                new_type = result_types[edge.exchange_mode, edge.partitioner]
-                reused = None
-                if new_type in _MAY_BE_REUSED:
-                    reused = next((o for o in outputs if _reusable(o, edge, new_type, graph)), None)
-                if reused is not None:
-                    if reused.result_type is ResultPartitionType.HYBRID_SELECTIVE:
-                        reused.result_type = ResultPartitionType.HYBRID_FULL
-                    output_of_edge[edge.index] = reused
-                    continue
-                target = graph.nodes[edge.target]
-                output = _Output(
-                    data_set=intermediate_data_set_id(vertex_id, edge_id_hash(edge)),
-                    result_type=new_type,
-                    edge=edge,
-                    consumer_parallelism=target.parallelism,
-                    consumer_max_parallelism=target.max_parallelism,
-                )
-                outputs.append(output)
-                output_of_edge[edge.index] = output
+        # The chain's non-chainable out-edges, grouped by the operator they leave in order.
+        outputs: list[_Output] = []
+        operator = None
+        for edge in chain.transitive_out_edges:
+            if edge.source != operator:
+                operator, outputs = edge.source, []
+            new_type = result_types[edge.exchange_mode, edge.partitioner]
+            reused = None
+            if new_type in _MAY_BE_REUSED:
+                reused = next((o for o in outputs if _reusable(o, edge, new_type, graph)), None)
+            if reused is not None:
+                if reused.result_type is ResultPartitionType.HYBRID_SELECTIVE:
+                    reused.result_type = ResultPartitionType.HYBRID_FULL
+                output_of_edge[edge.index] = reused
+                continue
+            target = graph.nodes[edge.target]
+            output = _Output(
+                data_set=intermediate_data_set_id(vertex_id, edge_id_hash(edge)),
+                result_type=new_type,
+                edge=edge,
+                consumer_parallelism=target.parallelism,
+                consumer_max_parallelism=target.max_parallelism,
+            )
+            outputs.append(output)
+            output_of_edge[edge.index] = output
 
     vertices: dict[NodeId, JobVertex] = {}
     for chain in plan.chains:

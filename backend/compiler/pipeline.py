@@ -19,14 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from compiler.chainability import chainability
-from compiler.chaining import ChainPlan, build_chains
+from compiler.chainability import chainability, rechain_around
+from compiler.chaining import ChainPlan, build_chains, rebuild_chains
 from compiler.diagnostics import Diagnostic, has_errors
 from compiler.document import read_document
 from compiler.execution import ExecutionGraph, build_execution_graph
-from compiler.hashing import traverse_and_hash, user_hashes
+from compiler.hashing import rehash, traverse_and_hash, user_hash, user_hashes
 from compiler.jobgraph import JobGraph, build_job_graph
-from compiler.model import Hash128, NodeId, StreamGraph
+from compiler.model import Hash128, NodeId, StreamEdge, StreamGraph
 
 _T = TypeVar("_T")
 
@@ -41,15 +41,41 @@ class Compilation:
     chained_outputs: dict[NodeId, int] = field(default_factory=dict)
     """How many out-edges of each node chain (what the hashing pass needs of chaining)."""
     hashes: dict[NodeId, Hash128] = field(default_factory=dict)
+    """In the hasher's traversal order."""
     user_hashes: dict[NodeId, Hash128 | None] = field(default_factory=dict)
     chains: ChainPlan | None = None
     job_graph: JobGraph | None = None
     execution: ExecutionGraph | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    change: NodeChange | None = None
+    """What changed since the compilation this one was recompiled from, if it was."""
+    _positions: dict[NodeId, int] | None = None
+
+    def positions(self) -> dict[NodeId, int]:
+        """Each node's place in the hasher's traversal (its `k`)."""
+        if self._positions is None:
+            self._positions = {nid: k for k, nid in enumerate(self.hashes)}
+        return self._positions
 
     @property
     def ok(self) -> bool:
         return self.execution is not None and not has_errors(self.diagnostics)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeChange:
+    """What `recompile_node` found an edit of one node changed."""
+
+    previous_graph: StreamGraph
+    """The graph of the compilation recompiled from (not that compilation: models kept in
+    a row would otherwise hold every compilation before theirs)."""
+    node: NodeId
+    flipped: list[StreamEdge]
+    """The edges whose chainability changed."""
+    moved: set[NodeId]
+    """The nodes whose hash changed."""
+    rebuilt: set[NodeId]
+    """The heads of the chains built again (the others are the previous plan's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,4 +173,42 @@ def median_pass_timings(document: object, *, repeat: int) -> dict[str, float]:
     runs = [compile_document(document).timings_ms for _ in range(max(1, repeat))]
     result = {name: statistics.median(run.get(name, 0.0) for run in runs) for name in PASSES}
     result["total"] = statistics.median(sum(run.values()) for run in runs)
+    return result
+
+
+def recompile_node(previous: Compilation, graph: StreamGraph, node_id: NodeId) -> Compilation:
+    """`compile_document` of a document after an edit of one node alone, which
+    `compiler.document.reread_node` read again into `graph`, from the compilation of the
+    document before it (read without a diagnostic, every pass run; same edges and uids).
+    Chainability, hashes and chains are recomputed around what the edit changed: the edges
+    of that node, the hashes downstream of a chain it breaks or makes, the chains those are
+    in; the JobGraph and ExecutionGraph are built whole. Falls back to running those passes
+    whole where the edit reaches further (`rechain_around`, `rebuild_chains`)."""
+    result = Compilation(graph=graph)
+    rechained = None
+    if previous.graph is not None and previous.chains is not None and previous.hashes:
+        rechained = rechain_around(graph, previous.chainable, previous.chained_outputs, node_id)
+    rebuilt = None
+    if rechained is not None:
+        result.chainable, result.chained_outputs, flipped = rechained
+        assert previous.chains is not None
+        rebuilt = rebuild_chains(graph, result.chainable, previous.chains, flipped, node_id)
+    if rechained is None or rebuilt is None:
+        for step in PIPELINE[1:]:
+            if not step.run(None, result):
+                break
+        return result
+    changed = {edge.source for edge in flipped}
+    result.hashes, moved = rehash(
+        graph, result.chained_outputs, previous.hashes, previous.positions(), changed
+    )
+    result._positions = previous.positions()  # the same traversal
+    result.user_hashes = dict(previous.user_hashes)
+    result.user_hashes[node_id] = user_hash(graph.nodes[node_id])
+    result.chains, heads = rebuilt
+    assert previous.graph is not None  # checked before rechaining
+    result.change = NodeChange(previous.graph, node_id, flipped, moved, heads)
+    for step in PIPELINE[PASSES.index("jobgraph") :]:
+        if not step.run(None, result):
+            break
     return result
