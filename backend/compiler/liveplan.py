@@ -23,7 +23,7 @@ from compiler.chainability import head_factories
 from compiler.explain import EdgeExplanation, HashExplanation, explain, explain_edge, explain_hash
 from compiler.hashing import to_hex
 from compiler.model import Hash128, NodeId, OperatorFactory, StreamGraph
-from compiler.pipeline import Compilation
+from compiler.pipeline import Compilation, NodeChange
 
 FORMAT = "liveplan/v1"
 KEYED_SECTIONS = ("nodes", "vertices", "edges")
@@ -95,17 +95,92 @@ def live_plan_after(
         or job_graph is None
         or graph.edges is not basis.graph.edges
         or graph.config is not basis.graph.config
-        or list(compilation.hashes) != list(basis.hashes)
     ):
         return live_plan_with_basis(compilation)
+    change = compilation.change
+    if change is not None and change.previous_graph is basis.graph:
+        dirty = _dirty_after_change(compilation, basis, change)
+    else:
+        if list(compilation.hashes) != list(basis.hashes) or set(graph.nodes) != set(
+            basis.graph.nodes
+        ):
+            return live_plan_with_basis(compilation)
+        dirty = _dirty_by_comparison(compilation, basis)
+    factories, chained_sources, dirty_nodes, dirty_edges, moved_only = dirty
+    chainable = compilation.chainable
+    position = compilation.positions()
+    hashes, vertex_of_node = compilation.hashes, job_graph.vertex_of_node
+    nodes = dict(plan["nodes"])
+    for nid in dirty_nodes:
+        key = str(nid)
+        if nid in moved_only:  # what its hash is made of is as it was
+            nodes[key] = {
+                **nodes[key],
+                "operatorId": to_hex(hashes[nid]),
+                "vertex": to_hex(vertex_of_node[nid]),
+            }
+            continue
+        hashed = explain_hash(graph, nid, chainable, hashes, compilation.user_hashes, position)
+        nodes[key] = _node_entry(hashed, vertex_of_node)
+    edges = dict(plan["edges"])
+    for index in dirty_edges:
+        edge = graph.edges[index]
+        explained = explain_edge(graph, edge, chainable, factories, chained_sources)
+        edges[str(index)] = _edge_entry(explained)
+    diagnostics = [d.to_json() for d in compilation.diagnostics]
+    basis = PlanBasis(
+        graph=graph,
+        chainable=chainable,
+        hashes=compilation.hashes,
+        user_hashes=compilation.user_hashes,
+        vertex_of_node=job_graph.vertex_of_node,
+        factories=factories,
+        chained_sources=chained_sources,
+    )
+    return _plan(compilation, diagnostics, nodes, edges), basis
+
+
+_Dirty = tuple[dict[NodeId, OperatorFactory], frozenset[NodeId], set[NodeId], set[int], set[NodeId]]
+"""A compilation's head factories and chained sources, the nodes and edges whose plan
+entries differ from the basis's, and those of the nodes whose entries differ only in their
+OperatorID and JobVertexID."""
+
+
+def _dirty_after_change(compilation: Compilation, basis: PlanBasis, change: NodeChange) -> _Dirty:
+    """What changed since `basis`, read off what `recompile_node` changed (`change`) when
+    it recompiled the compilation `basis` describes, not found by comparing every node."""
+    graph, chains = compilation.graph, compilation.chains
+    assert graph is not None and chains is not None
+    # `recompile_node` leaves no chained source: each node's head factory is its chain
+    # head's, which can differ only in the chains it built again.
+    factories = dict(basis.factories)
+    by_head = {chain.head: chain for chain in chains.chains}
+    basis_changed = {change.node, *(e.source for e in change.flipped)}
+    dirty_nodes = basis_changed | change.moved
+    for head in change.rebuilt:
+        factory = graph.nodes[head].factory
+        for nid in by_head[head].nodes:
+            factories[nid] = factory
+        dirty_nodes.update(by_head[head].nodes)  # their vertex
+    for chain in chains.chains:
+        if chain.head in change.moved:
+            dirty_nodes.update(chain.nodes)  # their vertex
+    dirty_edges: set[int] = {e.index for e in change.flipped}
+    dirty_edges.update(e.index for e in graph.in_edges[change.node])
+    dirty_edges.update(e.index for e in graph.out_edges[change.node])
+    return factories, frozenset(), dirty_nodes, dirty_edges, dirty_nodes - basis_changed
+
+
+def _dirty_by_comparison(compilation: Compilation, basis: PlanBasis) -> _Dirty:
+    """What changed since `basis`, found by comparing the compilation with it whole."""
+    graph, chains, job_graph = compilation.graph, compilation.chains, compilation.job_graph
+    assert graph is not None and chains is not None and job_graph is not None
     chainable = compilation.chainable
     factories = head_factories(graph, chainable)
     chained_sources = frozenset(s for c in chains.chains for s in c.chained_sources)
     changed_nodes = {
         nid for nid, node in graph.nodes.items() if node is not basis.graph.nodes.get(nid)
     }
-    if set(graph.nodes) != set(basis.graph.nodes):
-        return live_plan_with_basis(compilation)
     dirty_nodes = set(changed_nodes)
     for table, before in (
         (compilation.hashes, basis.hashes),
@@ -127,29 +202,7 @@ def live_plan_after(
     for nid in changed_nodes | (chained_sources ^ basis.chained_sources):
         dirty_edges.update(e.index for e in graph.out_edges[nid])
         dirty_edges.update(e.index for e in graph.in_edges[nid])
-    position = {nid: k for k, nid in enumerate(compilation.hashes)}
-    nodes = dict(plan["nodes"])
-    for nid in dirty_nodes:
-        hashed = explain_hash(
-            graph, nid, chainable, compilation.hashes, compilation.user_hashes, position
-        )
-        nodes[str(nid)] = _node_entry(hashed, job_graph.vertex_of_node)
-    edges = dict(plan["edges"])
-    for index in dirty_edges:
-        edge = graph.edges[index]
-        explained = explain_edge(graph, edge, chainable, factories, chained_sources)
-        edges[str(index)] = _edge_entry(explained)
-    diagnostics = [d.to_json() for d in compilation.diagnostics]
-    basis = PlanBasis(
-        graph=graph,
-        chainable=chainable,
-        hashes=compilation.hashes,
-        user_hashes=compilation.user_hashes,
-        vertex_of_node=job_graph.vertex_of_node,
-        factories=factories,
-        chained_sources=chained_sources,
-    )
-    return _plan(compilation, diagnostics, nodes, edges), basis
+    return factories, chained_sources, dirty_nodes, dirty_edges, set()
 
 
 def _node_entry(n: HashExplanation, vertex_of_node: dict[NodeId, Hash128]) -> dict[str, Any]:
