@@ -10,7 +10,7 @@ read it skips (the document's structure is the compiler's to report).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,16 +90,21 @@ class _Context:
         """`around`: the indexes of the edges into or out of its nodes."""
 
     @staticmethod
-    def around(document: dict[str, Any], node_ids: set[int]) -> _Context:
+    def around(
+        document: dict[str, Any], node_ids: set[int], near: Neighbourhood | None = None
+    ) -> _Context:
         """What the checks of these nodes and of their edges read: their edges, and the
-        kinds and parameters of both ends of each (one pass over the edges)."""
+        kinds and parameters of both ends of each (one pass over the edges, or only over
+        those `near` names)."""
         nodes = document.get("nodes")
         edges = document.get("edges")
         context = _Context(
             nodes if isinstance(nodes, list) else [], edges if isinstance(edges, list) else []
         )
         ends = set(node_ids)
-        for index, edge in enumerate(context.edges):
+        candidates = range(len(context.edges)) if near is None else sorted(near.edges)
+        for index in candidates:
+            edge = context.edges[index]
             if not isinstance(edge, dict):
                 continue
             source, target = edge.get("source"), edge.get("target")
@@ -112,11 +117,14 @@ class _Context:
                 context.inputs.setdefault(target, {}).setdefault(type_number, []).append(index)
             if type(source) is int:
                 context.outputs.setdefault(source, []).append(index)
-        context._read_nodes(ends)
+        if near is None:
+            context._read_nodes(ends)
+        else:
+            context._read_nodes(ends, [near.node(i) for i in ends])
         return context
 
-    def _read_nodes(self, only: set[int] | None) -> None:
-        for node in self.nodes:
+    def _read_nodes(self, only: set[int] | None, among: list[Any] | None = None) -> None:
+        for node in self.nodes if among is None else among:
             if isinstance(node, dict) and type(node.get("id")) is int:
                 if only is not None and node["id"] not in only:
                     continue
@@ -178,13 +186,26 @@ class ElementProblems:
     """By edge index."""
 
 
-def element_runnability(document: dict[str, Any], node_ids: set[int]) -> ElementProblems:
+@dataclass(frozen=True, slots=True)
+class Neighbourhood:
+    """Where the checks of some nodes find what they read, so that they need not scan the
+    whole document: every node by id (`node`), and the indexes of the edges into or out of
+    the nodes checked (`edges`)."""
+
+    node: Callable[[int], Any]
+    edges: Iterable[int]
+
+
+def element_runnability(
+    document: dict[str, Any], node_ids: set[int], near: Neighbourhood | None = None
+) -> ElementProblems:
     """The run problems of the nodes with these ids and of every edge into or out of
     them, as `runnability` finds them; raises on what it cannot read (the caller checks
     the whole document then)."""
-    context = _Context.around(document, node_ids)
+    context = _Context.around(document, node_ids, near)
     nodes: dict[int, list[Diagnostic]] = {}
-    for node in context.nodes:
+    checked = context.nodes if near is None else [near.node(i) for i in node_ids]
+    for node in checked:
         if isinstance(node, dict) and node.get("id") in node_ids:
             report = _Report()
             _check_node(node, context, report)
