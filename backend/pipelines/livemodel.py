@@ -35,10 +35,15 @@ from compiler.document import reread_node
 from compiler.edits import Edit, apply_edit
 from compiler.liveplan import PlanBasis, live_plan_after, live_plan_with_basis
 from compiler.model import NodeId, StreamEdge, StreamGraph
-from compiler.pipeline import PIPELINE, Compilation, compile_document
+from compiler.pipeline import PIPELINE, Compilation, compile_document, recompile_node
 from compiler.stateful import unpinned_state_warnings
 from pipelines.documents import RUN_STAGE, STATE_STAGE
-from runtime.runnability import element_runnability, runnability, runnability_by_element
+from runtime.runnability import (
+    Neighbourhood,
+    element_runnability,
+    runnability,
+    runnability_by_element,
+)
 
 Json = dict[str, Any]
 
@@ -60,6 +65,13 @@ class _Elements:
     node_runs: dict[int, list[Json]]
     edge_runs: list[list[Json]]
     node_states: dict[int, list[Json]]
+    positions: dict[int, int]
+    """Each node's place in the document's node list, by id."""
+
+    def node(self, document: Json, node_id: int) -> Json | None:
+        """The document's entry of the node with this id."""
+        position = self.positions.get(node_id)
+        return None if position is None else document["nodes"][position]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +81,8 @@ class LiveModel:
     """`liveplan/v1` with the run problems and state warnings after the compiler's."""
     compiled: list[Json]
     """The compiler's own diagnostics."""
-    graph: StreamGraph | None
-    chainable: tuple[bool, ...]
-    chains: ChainPlan | None
+    compilation: Compilation
+    """What the compiler made of the document (never changed once the model is built)."""
     elements: _Elements | None
     read_clean: bool
     """Whether reading the document (the compiler's first pass) said nothing."""
@@ -99,11 +110,22 @@ class LiveModel:
         return LiveModel._planned(document, compilation, read_clean, plan, basis, elements)
 
     def _recompiled(
-        self, document: Json, compilation: Compilation, elements: _Elements | None
+        self, document: Json, compilation: Compilation, elements: _Elements | None, same: bool
     ) -> LiveModel:
         """The next model after a compilation of the same edges: the plan's entries that
-        did not change are this model's."""
+        did not change are this model's, and so are its diagnostics when `same` (the run
+        problems and state warnings are) and the compiler said the same."""
         plan, basis = live_plan_after(self.plan, self.basis, compilation)
+        if same and plan["diagnostics"] == self.compiled:
+            return LiveModel(
+                document=document,
+                plan={**plan, "diagnostics": self.plan["diagnostics"]},
+                compiled=self.compiled,
+                compilation=compilation,
+                elements=elements,
+                read_clean=True,
+                basis=basis,
+            )
         return LiveModel._planned(document, compilation, True, plan, basis, elements)
 
     @staticmethod
@@ -122,13 +144,19 @@ class LiveModel:
             document=document,
             plan={**plan, "diagnostics": _diagnostics(document, compiled, elements)},
             compiled=compiled,
-            graph=compilation.graph,
-            chainable=tuple(compilation.chainable),
-            chains=compilation.chains,
+            compilation=compilation,
             elements=elements,
             read_clean=read_clean,
             basis=basis,
         )
+
+    @property
+    def graph(self) -> StreamGraph | None:
+        return self.compilation.graph
+
+    @property
+    def chains(self) -> ChainPlan | None:
+        return self.compilation.chains
 
     def apply(self, edit: Edit) -> tuple[LiveModel, Edit]:
         """The model after `edit`, and the edit as applied. Raises `EditRejected` for an
@@ -149,10 +177,12 @@ class LiveModel:
             compilation = compile_document(document)
             model = None
         else:
-            # The run checks read the whole document only for the edited node.
+            # The run checks read the document only around the edited node.
             assert self.elements is not None and edit.node_id is not None
-            elements = _updated_elements(self.elements, document, {edit.node_id})
-            model = self._recompiled(document, compilation, elements)
+            elements, same = _updated_elements(
+                self.elements, document, {edit.node_id}, compilation.graph
+            )
+            model = self._recompiled(document, compilation, elements, same)
         blocking = structural_errors(compilation.diagnostics)
         if blocking:
             raise EditUnreadable([d.to_json() for d in blocking])
@@ -174,25 +204,28 @@ class LiveModel:
             or graph is None
         ):
             return None
-        before = next((n for n in self.document["nodes"] if n["id"] == edit.node_id), None)
-        after = next((n for n in document["nodes"] if n["id"] == edit.node_id), None)
+        before = self.elements.node(self.document, edit.node_id)
+        after = self.elements.node(document, edit.node_id)
         if before is None or after is None:
             return None
         graph = reread_node(graph, before, after)
         if graph is None:
             return None
-        compilation = Compilation(graph=graph)
-        _later_passes(document, compilation)
-        return compilation
+        return recompile_node(self.compilation, graph, NodeId(edit.node_id))
 
     def _with_elements(self, document: Json, node_ids: set[int]) -> LiveModel:
         """The model with the run problems and state warnings of these nodes (and of their
         edges) checked again; the compiled plan stays."""
         assert self.elements is not None
-        elements = _updated_elements(self.elements, document, node_ids)
+        elements, same = _updated_elements(
+            self.elements, document, node_ids, self.graph if self.read_clean else None
+        )
         if elements is None:
             return LiveModel.build(document)
-        diagnostics = _diagnostics(document, self.compiled, elements)
+        if same:
+            diagnostics = self.plan["diagnostics"]
+        else:
+            diagnostics = _diagnostics(document, self.compiled, elements)
         return replace(
             self,
             document=document,
@@ -222,7 +255,8 @@ class LiveModel:
         # A data set's id hashes the names of its edge's ends (`compiler.ids`): only a node
         # whose edges all chain is renamed without them.
         touching = (*graph.in_edges[node_id], *graph.out_edges[node_id])
-        if not graph.config.chaining_enabled or not all(self.chainable[e.index] for e in touching):
+        chainable = self.compilation.chainable
+        if not graph.config.chaining_enabled or not all(chainable[e.index] for e in touching):
             return None
         nodes = dict(graph.nodes)
         nodes[node_id] = replace(nodes[node_id], name=edit.value)
@@ -233,35 +267,67 @@ class LiveModel:
             return None
         children: dict[NodeId, list[StreamEdge]] = {}
         for member in chain.nodes:
-            out = [e for e in graph.out_edges[member] if self.chainable[e.index]]
+            out = [e for e in graph.out_edges[member] if chainable[e.index]]
             if out:
                 children[member] = out
         name = chained_name(graph, head, children, chain.chained_sources)
         vertex = self.plan["nodes"][str(head)]["vertex"]
         vertices = dict(self.plan["vertices"])
         vertices[vertex] = {**vertices[vertex], "name": name}
-        model = replace(self, graph=graph, plan={**self.plan, "vertices": vertices})
+        renamed = tuple(replace(c, name=name) if c is chain else c for c in chains.chains)
+        compilation = replace(self.compilation, graph=graph, chains=replace(chains, chains=renamed))
+        # Names reach no node or edge entry of the plan: its basis may take the new graph.
+        basis = None if self.basis is None else replace(self.basis, graph=graph)
+        model = replace(
+            self,
+            compilation=compilation,
+            basis=basis,
+            plan={**self.plan, "vertices": vertices},
+        )
         return model._with_elements(document, {node_id})
 
 
-def _updated_elements(elements: _Elements, document: Json, node_ids: set[int]) -> _Elements | None:
+def _updated_elements(
+    elements: _Elements, document: Json, node_ids: set[int], graph: StreamGraph | None
+) -> tuple[_Elements | None, bool]:
     """`elements` with the run problems and state warnings of these nodes (and of their
-    edges) checked again in `document`; None when the checks cannot read it."""
+    edges) checked again in `document` (None when the checks cannot read it), and whether
+    they came out as they were. With the `graph` read from `document`'s edges, the checks
+    read only the edges it says touch these nodes, not every edge."""
+    near = None
+    if graph is not None and all(NodeId(n) in graph.nodes for n in node_ids):
+        touching = {
+            e.index
+            for n in node_ids
+            for e in (*graph.in_edges[NodeId(n)], *graph.out_edges[NodeId(n)])
+        }
+        near = Neighbourhood(node=lambda i: elements.node(document, i), edges=touching)
     try:
-        found = element_runnability(document, node_ids)
+        found = element_runnability(document, node_ids, near)
     except Exception:  # unreadable: the whole check says so
-        return None
+        return None, False
     node_runs = dict(elements.node_runs)
     edge_runs = list(elements.edge_runs)
     node_states = dict(elements.node_states)
+    same = True
     for node_id, problems in found.nodes.items():
         node_runs[node_id] = [_staged(d.to_json(), RUN_STAGE) for d in problems]
+        same = same and node_runs[node_id] == elements.node_runs.get(node_id)
     for index, problems in found.edges.items():
         edge_runs[index] = [_staged(d.to_json(), RUN_STAGE) for d in problems]
-    for node in document["nodes"]:
-        if node.get("id") in node_ids:
-            node_states[node["id"]] = _state_warnings(node)
-    return _Elements(node_runs=node_runs, edge_runs=edge_runs, node_states=node_states)
+        same = same and edge_runs[index] == elements.edge_runs[index]
+    for node_id in node_ids:
+        node = elements.node(document, node_id)
+        if node is not None:
+            node_states[node_id] = _state_warnings(node)
+            same = same and node_states[node_id] == elements.node_states.get(node_id)
+    updated = _Elements(
+        node_runs=node_runs,
+        edge_runs=edge_runs,
+        node_states=node_states,
+        positions=elements.positions,
+    )
+    return updated, same
 
 
 def _later_passes(document: Json, compilation: Compilation) -> None:
@@ -305,6 +371,7 @@ def _elements(document: Json) -> _Elements | None:
         node_runs={i: [_staged(d.to_json(), RUN_STAGE) for d in p] for i, p in node_runs.items()},
         edge_runs=[[_staged(d.to_json(), RUN_STAGE) for d in p] for p in edge_runs],
         node_states={n["id"]: _state_warnings(n) for n in nodes},
+        positions={n["id"]: position for position, n in enumerate(nodes)},
     )
 
 
