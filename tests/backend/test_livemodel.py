@@ -9,8 +9,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.coediting_bench import pipeline_document
+from compiler.document import reread_node
 from compiler.edits import Edit, EditRejected
 from compiler.liveplan import apply_plan_delta, plan_delta
+from compiler.model import NodeId
+from compiler.pipeline import Compilation, compile_document, recompile_node
 from pipelines.editing import document_live_plan
 from pipelines.livemodel import EditUnreadable, LiveModel
 
@@ -162,3 +166,82 @@ def test_incremental_plan_equals_full_compile(
         # And the delta a client gets turns the plan before into the plan after.
         assert apply_plan_delta(model.plan, plan_delta(model.plan, after.plan)) == expected
         model = after
+
+
+def _products(compilation: Compilation) -> dict[str, Any]:
+    """Everything the passes made, orders included."""
+    chains = compilation.chains
+    job_graph = compilation.job_graph
+    return {
+        "chainable": list(compilation.chainable),
+        "chained_outputs": dict(compilation.chained_outputs),
+        "hashes": list(compilation.hashes.items()),
+        "user_hashes": compilation.user_hashes,
+        "chains": None
+        if chains is None
+        else [
+            (c.head, c.nodes, c.chained_sources, c.name, [e.index for e in c.transitive_out_edges])
+            for c in chains.chains
+        ],
+        "head_of": None if chains is None else chains.head_of,
+        "vertices": None
+        if job_graph is None
+        else [(v.id, v.name, [e.data_set for e in v.inputs]) for v in job_graph.vertices],
+        "diagnostics": [d.to_json() for d in compilation.diagnostics],
+    }
+
+
+NODE_FIELDS = {
+    "chainingStrategy": STRATEGIES,
+    "parallelism": [1, 2, 3],
+    "maxParallelism": [64, 128],
+    "factory": ["SOURCE", "OPERATOR", "YIELDING", "LEGACY_SOURCE"],
+    "name": ["Map", "Renamed"],
+    "uidHash": ["0" * 31 + "1", None],
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    document=documents(),
+    node=st.integers(min_value=1, max_value=12),
+    field=st.sampled_from(sorted(NODE_FIELDS)),
+    choice=st.integers(min_value=0, max_value=3),
+)
+def test_recompiling_one_node_equals_compiling_the_document(
+    document: dict[str, Any], node: int, field: str, choice: int
+) -> None:
+    before = compile_document(document)
+    values = NODE_FIELDS[field]
+    nodes = [dict(n) for n in document["nodes"]]
+    target = next((n for n in nodes if n["id"] == node), None)
+    if before.diagnostics or before.graph is None or target is None:
+        return
+    old = dict(target)
+    target[field] = values[choice % len(values)]
+    after = {**document, "nodes": nodes}
+    graph = reread_node(before.graph, old, target)
+    if graph is None:
+        return
+    expected = compile_document(after)
+    assert _products(recompile_node(before, graph, NodeId(node))) == _products(expected)
+
+
+def test_breaking_a_long_chain_rehashes_only_downstream() -> None:
+    document = pipeline_document(400)
+    before = compile_document(document)
+    assert before.graph is not None
+    for node in (3, 60, 99, 150):
+        nodes = [dict(n) for n in document["nodes"]]
+        target = next(n for n in nodes if n["id"] == node)
+        old = dict(target)
+        target["chainingStrategy"] = "HEAD"
+        graph = reread_node(before.graph, old, target)
+        assert graph is not None
+        again = recompile_node(before, graph, NodeId(node))
+        expected = compile_document({**document, "nodes": nodes})
+        assert _products(again) == _products(expected)
+        # The chain breaks above the node: it and everything after it in its branch move.
+        moved = [n for n, h in expected.hashes.items() if before.hashes[n] != h]
+        branch_end = (node - 1) // 100 * 100 + 100
+        assert sorted(moved) == list(range(node - 1, branch_end + 1))
