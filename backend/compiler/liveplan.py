@@ -286,14 +286,28 @@ def _plan(
     }
 
 
+ID_FIELDS = frozenset({"operatorId", "userDefinedId", "vertex"})
+"""Entry fields that hold a Flink id as 32 hex characters (or null)."""
+
+RENAMED_BY = {"vertices": "head"}
+"""Per keyed section, the field that names the same entry under a new key: a vertex whose
+head's hash changed keeps its head node."""
+
+
 def plan_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """What turns `old` into `new`: per keyed section the new entries (`set`), the removed
-    keys (`remove`) and, for an entry that stays, only its fields that changed (`patch`:
-    an edit that breaks a chain gives every operator downstream a new OperatorID, and
-    whole entries would make its delta hundreds of kilobytes).
+    keys (`remove`), entries that stay under a new key (`rename`, old key -> new key,
+    applied before the rest) and, for an entry that stays, only its fields that changed
+    (`patch`), where a change of an id field shared by several entries goes as one `xor`
+    of those entries' ids with the same 128-bit value. An edit that breaks a chain gives
+    every operator downstream a new OperatorID and vertex, all differing from the old by
+    the same value (Flink mixes an input's hash into its consumer's with XOR), and whole
+    entries, or even their fields one by one, would make its delta hundreds of kilobytes.
 
-    A client that knows no `patch` must not apply a delta with one: such a section always
-    lacks `set` or `remove`, which that client requires, so it asks for a snapshot."""
+    A client that knows none of `patch`, `rename` and `xor` must not apply a delta with one:
+    such a section always lacks `set` or `remove`, which that client requires, so it asks
+    for a snapshot. Clients that know `patch` but not `rename` and `xor` are never sent
+    them (`compact_delta` says when a delta has them)."""
     delta: dict[str, Any] = {}
     for key in ("format", "ok", "summary", "diagnostics"):
         if old.get(key) != new.get(key):
@@ -313,19 +327,120 @@ def plan_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             else:
                 changed[k] = entry
         removed = [k for k in before if k not in after]
-        if patched and changed and removed:
+        renamed = _renamed(section, before, removed, changed, patched)
+        if (patched or renamed) and changed and removed:
             changed.update((k, after[k]) for k in patched)
-            patched = {}
-        if patched:
-            part: dict[str, Any] = {"patch": patched}
-            if changed:
-                part["set"] = changed
-            if removed:
-                part["remove"] = removed
+            changed.update((new_key, after[new_key]) for new_key in renamed.values())
+            removed.extend(renamed)
+            patched, renamed = {}, {}
+        xor = _xor_groups(before, renamed, patched)
+        if patched or renamed or xor:
+            part: dict[str, Any] = {}
+            for name, value in (
+                ("rename", renamed),
+                ("patch", patched),
+                ("xor", xor),
+                ("set", changed),
+                ("remove", removed),
+            ):
+                if value:
+                    part[name] = value
             delta[section] = part
         elif changed or removed:
             delta[section] = {"set": changed, "remove": removed}
     return delta
+
+
+def compact_delta(delta: dict[str, Any]) -> bool:
+    """Whether a plan delta has a `rename` or an `xor`, which older clients cannot apply."""
+    return any(
+        isinstance(part, dict) and ("rename" in part or "xor" in part)
+        for section, part in delta.items()
+        if section in KEYED_SECTIONS
+    )
+
+
+def _renamed(
+    section: str,
+    before: dict[str, Any],
+    removed: list[str],
+    changed: dict[str, Any],
+    patched: dict[str, Any],
+) -> dict[str, str]:
+    """Entries of `section` removed under one key and set under another with the same
+    `RENAMED_BY` field: moved out of `removed` and `changed`, their changed fields into
+    `patched`. Old key -> new key."""
+    field = RENAMED_BY.get(section)
+    if field is None or not removed or not changed:
+        return {}
+    old_key_of = {
+        before[k][field]: k for k in removed if isinstance(before[k], dict) and field in before[k]
+    }
+    renamed: dict[str, str] = {}
+    for new_key, entry in list(changed.items()):
+        if new_key in before or not isinstance(entry, dict):
+            continue  # renames never overwrite an entry, so their order does not matter
+        old_key = old_key_of.pop(entry.get(field), None)
+        if old_key is None or before[old_key].keys() != entry.keys():
+            continue
+        renamed[old_key] = new_key
+        del changed[new_key]
+        removed.remove(old_key)
+        fields = {f: v for f, v in entry.items() if before[old_key][f] != v}
+        if fields:
+            patched[new_key] = fields
+    return renamed
+
+
+def _xor_groups(
+    before: dict[str, Any], renamed: dict[str, str], patched: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The changes of `ID_FIELDS` that several entries share as one XOR, moved out of
+    `patched` into groups: `field`, `by` (32 hex characters) and `keys` (a run of
+    consecutive integer keys as `[first, last]`, any other key on its own)."""
+    old_key = {new: old for old, new in renamed.items()}
+    shared: dict[tuple[str, int], list[str]] = {}
+    for key, fields in patched.items():
+        previous = before[old_key.get(key, key)]
+        for field, value in fields.items():
+            if field in ID_FIELDS and isinstance(value, str) and isinstance(previous[field], str):
+                by = int(previous[field], 16) ^ int(value, 16)
+                shared.setdefault((field, by), []).append(key)
+    groups = []
+    for (field, by), keys in shared.items():
+        if len(keys) < 2:
+            continue
+        for key in keys:
+            fields = patched[key]
+            del fields[field]
+            if not fields:
+                del patched[key]
+        groups.append({"field": field, "by": to_hex(by), "keys": _key_runs(keys)})
+    return groups
+
+
+def _key_runs(keys: list[str]) -> list[int | str | list[int]]:
+    """Keys with each run of consecutive integers written `[first, last]`."""
+    numbers = sorted(int(k) for k in keys if k.isdigit() and str(int(k)) == k)
+    runs: list[int | str | list[int]] = [k for k in keys if not (k.isdigit() and str(int(k)) == k)]
+    start = 0
+    for end in range(1, len(numbers) + 1):
+        if end == len(numbers) or numbers[end] != numbers[end - 1] + 1:
+            first, last = numbers[start], numbers[end - 1]
+            runs.append(first if first == last else [first, last])
+            start = end
+    return runs
+
+
+def _run_keys(runs: list[Any]) -> list[str]:
+    """The keys `_key_runs` wrote."""
+    keys: list[str] = []
+    for run in runs:
+        if isinstance(run, list):
+            keys.extend(str(k) for k in range(run[0], run[1] + 1))
+        else:
+            keys.append(str(run))
+    return keys
 
 
 def apply_plan_delta(plan: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
@@ -334,11 +449,18 @@ def apply_plan_delta(plan: dict[str, Any], delta: dict[str, Any]) -> dict[str, A
     for key, value in delta.items():
         if key in KEYED_SECTIONS:
             section = result.setdefault(key, {})
+            for old_key, new_key in value.get("rename", {}).items():
+                section[new_key] = section.pop(old_key)
             for removed in value.get("remove", ()):
                 section.pop(removed, None)
             section.update(copy.deepcopy(value.get("set", {})))
             for entry_key, fields in value.get("patch", {}).items():
                 section[entry_key] = {**section[entry_key], **copy.deepcopy(fields)}
+            for group in value.get("xor", ()):
+                field, by = group["field"], int(group["by"], 16)
+                for entry_key in _run_keys(group["keys"]):
+                    entry = section[entry_key]
+                    section[entry_key] = {**entry, field: to_hex(int(entry[field], 16) ^ by)}
         else:
             result[key] = copy.deepcopy(value)
     return result

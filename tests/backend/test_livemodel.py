@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.coediting_bench import pipeline_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.coediting_bench import pipeline_document
 from compiler.document import reread_node
 from compiler.edits import Edit, EditRejected
 from compiler.liveplan import apply_plan_delta, plan_delta

@@ -1,6 +1,8 @@
-"""The shared cases of the edit operations (tests/contracts/edits.json) and of how edges'
-partitioners resolve (tests/contracts/partitioners.json), which the browser's implementation
-runs too (frontend/src/graph/edits.contracts.test.ts, streamgraph.contracts.test.ts)."""
+"""The shared cases of the edit operations (tests/contracts/edits.json), of how edges'
+partitioners resolve (tests/contracts/partitioners.json) and of plan deltas
+(tests/contracts/plandeltas.json), which the browser's implementation runs too
+(frontend/src/graph/edits.contracts.test.ts, streamgraph.contracts.test.ts,
+liveplan.contracts.test.ts)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import pytest
 
 from compiler.document import read_document
 from compiler.edits import Edit, EditRejected, apply_edit
-from tests.contracts import contract_cases
+from compiler.liveplan import apply_plan_delta, plan_delta
+from tests.contracts import contract_cases, plandeltas
 
 CASES = contract_cases("edits")
 
@@ -65,3 +68,23 @@ def test_partitioners_resolve(case: dict[str, Any]) -> None:
     assert graph is not None, [str(d) for d in diagnostics]
     resolved = [[edge.partitioner.value, edge.partitioner_chosen] for edge in graph.edges]
     assert resolved == case["edges"]
+
+
+PLAN_DELTAS = contract_cases("plandeltas")["cases"]
+
+
+@pytest.mark.parametrize("case", PLAN_DELTAS, ids=[case["name"] for case in PLAN_DELTAS])
+def test_plan_deltas(case: dict[str, Any]) -> None:
+    assert plan_delta(case["before"], case["after"]) == case["delta"]
+    assert apply_plan_delta(case["before"], case["delta"]) == case["after"]
+
+
+def test_plan_delta_cases_are_the_servers() -> None:
+    """Regenerate with `PYTHONPATH=backend:. python -m tests.contracts.plandeltas`."""
+    assert plandeltas.cases() == PLAN_DELTAS
+
+
+def test_plan_delta_cases_rename_and_xor() -> None:
+    parts = [part for case in PLAN_DELTAS for part in case["delta"].values()]
+    assert any(isinstance(part, dict) and "rename" in part for part in parts)
+    assert any(isinstance(part, dict) and "xor" in part for part in parts)
