@@ -34,11 +34,15 @@ const OPEN = 1;
 /** A close this side asked for. */
 const NORMAL_CLOSURE = 1000;
 
-/** The URL of the socket at `/ws/<path>/` of this page's server, signed in with `token`. */
+/**
+ * The URL of the socket at `/ws/<path>/` of this page's server, signed in with `token`.
+ * `deltas=2`: this page applies plan deltas with `rename` and `xor` (`graph/liveplan.ts`);
+ * the server sends pages that do not say so a snapshot instead of such a delta.
+ */
 export function socketUrl(path: string, token: string | null): string {
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-  const query = token === null ? "" : `?token=${encodeURIComponent(token)}`;
-  return `${scheme}://${window.location.host}/ws/${path}/${query}`;
+  const signedIn = token === null ? "" : `&token=${encodeURIComponent(token)}`;
+  return `${scheme}://${window.location.host}/ws/${path}/?deltas=2${signedIn}`;
 }
 
 /** A browser WebSocket behind the socket's narrow interface. */

@@ -12,6 +12,8 @@ import {
   KEYED_SECTIONS,
   parseLivePlan,
   parsePlanDelta,
+  runKeys,
+  xorIds,
   type LivePlan,
   type PlanDelta,
 } from "./liveplan";
@@ -154,6 +156,30 @@ describe("field patches", () => {
   });
 });
 
+describe("renamed entries and ids moved by XOR", () => {
+  it("XORs two ids word by word", () => {
+    const a = "0123456789abcdef0123456789abcdef";
+    const b = "ffffffff00000000ffffffff00000000";
+    expect(xorIds(a, b)).toBe("fedcba9889abcdeffedcba9889abcdef");
+    expect(xorIds(xorIds(a, b), b)).toBe(a);
+  });
+
+  it("reads runs of keys", () => {
+    expect(runKeys([3, [5, 7], "x"])).toEqual(["3", "5", "6", "7", "x"]);
+  });
+
+  it("refuses to rename or XOR an entry the plan lacks", () => {
+    const before = planOf(editsDocument());
+    expect(() => applyPlanDelta(before, { nodes: { rename: { "999": "1000" } } })).toThrow(
+      new InvalidPlan("nodes: rename of '999', which this plan lacks"),
+    );
+    const by = "00000000000000000000000000000001";
+    expect(() =>
+      applyPlanDelta(before, { nodes: { xor: [{ field: "operatorId", by, keys: [[998, 999]] }] } }),
+    ).toThrow(new InvalidPlan("nodes: xor of '998.operatorId', which this plan lacks"));
+  });
+});
+
 describe("parsing plans and deltas", () => {
   it.each([
     [null, "a plan must be an object"],
@@ -174,6 +200,15 @@ describe("parsing plans and deltas", () => {
     [{ nodes: { patch: { "3": 1 } } }, "nodes: patch '3' must be an object"],
     [{ edges: { set: [], remove: [] } }, "edges: 'set' must be an object"],
     [{ ok: "yes" }, "'ok' must be true or false"],
+    [{ vertices: { rename: { a: 1 } } }, "vertices: 'rename' must map keys to keys"],
+    [
+      { nodes: { xor: [{ field: "operatorId", by: "12", keys: [1] }] } },
+      "nodes: 'xor' must be a list of groups of a field, an id and keys",
+    ],
+    [
+      { nodes: { xor: [{ field: "vertex", by: "0".repeat(32), keys: [[5, 1]] }] } },
+      "nodes: 'xor' must be a list of groups of a field, an id and keys",
+    ],
   ])("refuses the delta %j", (raw, message) => {
     expect(() => parsePlanDelta(raw)).toThrow(new InvalidPlan(message));
   });

@@ -3,9 +3,10 @@
  *
  * After every edit the server sends a `planDelta` instead of the whole plan:
  * per keyed section (`nodes`, `vertices`, `edges`) the entries to add or
- * replace, the keys to remove and, for entries that stay, only the fields that
- * changed; and every other top-level key that changed, whole. `applyPlanDelta`
- * turns the plan of revision N - 1 into that of N.
+ * replace, the keys to remove, the entries that stay under a new key and, for
+ * entries that stay, only the fields that changed, an id shared by several
+ * entries changing as one XOR; and every other top-level key that changed,
+ * whole. `applyPlanDelta` turns the plan of revision N - 1 into that of N.
  */
 
 import { getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json";
@@ -97,13 +98,32 @@ export interface LivePlan {
   readonly edges: Readonly<Record<string, PlanEdge>>;
 }
 
+/** A run of consecutive integer keys as `[first, last]`, or one key. */
+export type KeyRun = string | number | readonly [number, number];
+
+/**
+ * One id field of several entries, each XORed with `by` (Flink mixes an
+ * input's hash into its consumer's with XOR, so a broken chain moves every
+ * OperatorID downstream by the same value).
+ */
+export interface XorGroup {
+  readonly field: string;
+  /** 32 hex characters. */
+  readonly by: string;
+  readonly keys: readonly KeyRun[];
+}
+
+/** Applied in this order: `rename`, `remove`, `set`, `patch`, `xor`. */
 export interface SectionDelta<T> {
+  /** Entries that stay under a new key: old key -> new key. */
+  readonly rename?: Readonly<Record<string, string>>;
   /** Entries to add or replace. */
   readonly set?: Readonly<Record<string, T>>;
   /** Keys to remove. */
   readonly remove?: readonly string[];
   /** Per entry that stays, only its fields that changed. */
   readonly patch?: Readonly<Record<string, Partial<T>>>;
+  readonly xor?: readonly XorGroup[];
 }
 
 /** `compiler.liveplan.plan_delta`: only what changed. */
@@ -133,6 +153,14 @@ export function applyPlanDelta(plan: LivePlan, delta: PlanDelta): LivePlan {
       const change = value as SectionDelta<unknown>;
       const current = result[key];
       const section: Record<string, unknown> = isJsonObject(current) ? { ...current } : {};
+      for (const [oldKey, newKey] of Object.entries(change.rename ?? {})) {
+        if (!Object.hasOwn(section, oldKey)) {
+          throw new InvalidPlan(`${key}: rename of '${oldKey}', which this plan lacks`);
+        }
+        defineEntry(section, newKey, section[oldKey]);
+        // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- keys are data here
+        delete section[oldKey];
+      }
       for (const removed of change.remove ?? []) {
         if (Object.hasOwn(section, removed)) {
           // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- keys are data here
@@ -149,12 +177,10 @@ export function applyPlanDelta(plan: LivePlan, delta: PlanDelta): LivePlan {
         entries.push([entryKey, { ...entry, ...fields }]);
       }
       for (const [entryKey, entry] of entries) {
-        Object.defineProperty(section, entryKey, {
-          value: entry,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
+        defineEntry(section, entryKey, entry);
+      }
+      for (const group of change.xor ?? []) {
+        applyXor(section, key, group);
       }
       result[key] = section;
     } else {
@@ -162,6 +188,58 @@ export function applyPlanDelta(plan: LivePlan, delta: PlanDelta): LivePlan {
     }
   }
   return result as unknown as LivePlan;
+}
+
+/** Set an entry even under a key such as `__proto__`: keys are data here. */
+function defineEntry(section: Record<string, unknown>, key: string, entry: unknown): void {
+  Object.defineProperty(section, key, {
+    value: entry,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+const HEX_ID = /^[0-9a-f]{32}$/;
+
+/** `a ^ b` of two ids written as 32 hex characters. */
+export function xorIds(a: string, b: string): string {
+  let result = "";
+  for (let start = 0; start < 32; start += 8) {
+    const word =
+      (Number.parseInt(a.slice(start, start + 8), 16) ^
+        Number.parseInt(b.slice(start, start + 8), 16)) >>>
+      0;
+    result += word.toString(16).padStart(8, "0");
+  }
+  return result;
+}
+
+/** The keys a group's runs name. */
+export function runKeys(runs: readonly KeyRun[]): string[] {
+  const keys: string[] = [];
+  for (const run of runs) {
+    if (Array.isArray(run)) {
+      const [first, last] = run as readonly [number, number];
+      for (let k = first; k <= last; k += 1) {
+        keys.push(String(k));
+      }
+    } else {
+      keys.push(String(run));
+    }
+  }
+  return keys;
+}
+
+function applyXor(section: Record<string, unknown>, key: string, group: XorGroup): void {
+  for (const entryKey of runKeys(group.keys)) {
+    const entry = Object.hasOwn(section, entryKey) ? section[entryKey] : undefined;
+    const value = isJsonObject(entry) ? getOwn(entry, group.field) : undefined;
+    if (!isJsonObject(entry) || typeof value !== "string" || !HEX_ID.test(value)) {
+      throw new InvalidPlan(`${key}: xor of '${entryKey}.${group.field}', which this plan lacks`);
+    }
+    defineEntry(section, entryKey, { ...entry, [group.field]: xorIds(value, group.by) });
+  }
 }
 
 export class InvalidPlan extends Error {
@@ -228,6 +306,16 @@ export function parsePlanDelta(raw: unknown): PlanDelta {
         }
       }
     }
+    if (getOwn(change, "rename") !== undefined) {
+      const renamed = section(change, "rename", `${key}: `);
+      if (!Object.values(renamed).every((value) => typeof value === "string")) {
+        throw new InvalidPlan(`${key}: 'rename' must map keys to keys`);
+      }
+    }
+    const xor = getOwn(change, "xor");
+    if (xor !== undefined && !(Array.isArray(xor) && xor.every(isXorGroup))) {
+      throw new InvalidPlan(`${key}: 'xor' must be a list of groups of a field, an id and keys`);
+    }
     const removed: JsonValue | undefined = getOwn(change, "remove");
     if (
       removed !== undefined &&
@@ -245,6 +333,42 @@ export function parsePlanDelta(raw: unknown): PlanDelta {
     throw new InvalidPlan("'diagnostics' must be a list");
   }
   return raw;
+}
+
+/** The longest run of keys a delta may name: a bound on the work one message asks for. */
+const MAX_RUN = 1_000_000;
+
+function isKeyRun(value: JsonValue): boolean {
+  if (typeof value === "string" || Number.isSafeInteger(value)) {
+    return true;
+  }
+  if (!Array.isArray(value) || value.length !== 2) {
+    return false;
+  }
+  const [first, last] = value as readonly JsonValue[];
+  return (
+    typeof first === "number" &&
+    typeof last === "number" &&
+    Number.isSafeInteger(first) &&
+    Number.isSafeInteger(last) &&
+    last >= first &&
+    last - first <= MAX_RUN
+  );
+}
+
+function isXorGroup(value: JsonValue): boolean {
+  if (!isJsonObject(value)) {
+    return false;
+  }
+  const by = getOwn(value, "by");
+  const keys = getOwn(value, "keys");
+  return (
+    typeof getOwn(value, "field") === "string" &&
+    typeof by === "string" &&
+    HEX_ID.test(by) &&
+    Array.isArray(keys) &&
+    keys.every(isKeyRun)
+  );
 }
 
 /** The plan entry of the node with this id, if the plan has one. */
