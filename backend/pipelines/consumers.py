@@ -16,6 +16,7 @@ import contextlib
 import time
 import uuid
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 
@@ -43,6 +44,9 @@ from pipelines.events import (
     pipeline_group,
     publish_to_pipeline_async,
 )
+
+COMPACT_DELTAS = "2"
+"""`?deltas=` of a client that applies plan deltas with `rename` and `xor`."""
 
 SYNC_SECONDS = 1.0
 """How often a socket compares its client's revision with the stored one."""
@@ -195,11 +199,23 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
             )
         )
 
+    @property
+    def compact_deltas(self) -> bool:
+        """Whether the client applies plan deltas with `rename` and `xor` (it says so in
+        its socket's address, `?deltas=2`; a page loaded before them does not)."""
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        return query.get("deltas") == [COMPACT_DELTAS]
+
     async def pipeline_message(self, event: dict[str, Any]) -> None:
-        """A message published to the pipeline's group: forward its text as is."""
-        if not self.closed:
-            await self.send(text_data=event["text"])
-            self.revision = max(self.revision, event.get("revision", self.revision))
+        """A message published to the pipeline's group: forward its text as is, or a
+        snapshot to a client that could not apply its plan delta."""
+        if self.closed:
+            return
+        if event.get("compact") and not self.compact_deltas:
+            await self.send_snapshot()
+            return
+        await self.send(text_data=event["text"])
+        self.revision = max(self.revision, event.get("revision", self.revision))
 
     async def send_message(self, message: Outbound) -> None:
         if not self.closed:

@@ -22,6 +22,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from pydantic import Field, TypeAdapter
 
+from compiler.liveplan import compact_delta
 from compiler.rescale import ProblemCode, ProblemSeverity, Scope
 from config.messages import ErrorBody, UserRef, WireMessage, ts_type
 from config.namespacing import redis_namespace
@@ -221,6 +222,8 @@ async def publish_to_pipeline_async(pipeline_id: int, message: Broadcast) -> Non
         # Consumers note the revision their client is at (a later one in the database
         # means a message was lost on the way, and the client gets a snapshot).
         event["revision"] = message.revision
+    if isinstance(message, EditApplied) and compact_delta(message.planDelta):
+        event["compact"] = True  # a snapshot instead for clients that cannot apply it
     await layer.group_send(pipeline_group(pipeline_id), event)
 
 

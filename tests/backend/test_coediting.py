@@ -75,8 +75,7 @@ async def connect(
     if query is None:
         query = ""
         if user is not None:
-            token, _ = await database_sync_to_async(Token.objects.get_or_create)(user=user)
-            query = f"?token={token.key}"
+            query = f"?deltas=2&token={await token_of(user)}"
     communicator = WebsocketCommunicator(
         application, f"/ws/pipelines/{pipeline_id}/{query}", headers=headers or []
     )
@@ -180,6 +179,38 @@ def test_an_edit_reaches_everyone_with_the_plan_delta(team: Team) -> None:
         await bob.close()
 
     run(scenario)
+
+
+def test_a_broken_chain_moves_ids_by_xor_and_older_pages_get_a_snapshot(team: Team) -> None:
+    async def scenario() -> None:
+        alice, snapshot = await join(team, "editor")
+        # A page loaded before compact deltas does not ask for them.
+        connected, code, communicator = await connect(
+            team.pipeline.pk, team.owner, query=f"?token={await token_of(team.owner)}"
+        )
+        assert connected, code
+        older = Client(communicator)
+        await older.receive("snapshot")
+        applied = await alice.edit("op-1", 0, set_field(2, "chainingStrategy", "HEAD"))
+        nodes = applied["planDelta"]["nodes"]
+        assert nodes["xor"][0]["field"] == "operatorId" and nodes["xor"][0]["keys"] == [[1, 4]]
+        _, document = await stored(team.pipeline.pk)
+        expected = document_live_plan(document=document)
+        assert apply_plan_delta(snapshot["plan"], applied["planDelta"]) == expected
+        again = await older.receive("snapshot")
+        assert again["revision"] == 1 and again["plan"] == expected
+        # An edit whose delta has neither reaches the older page as it is.
+        renamed = await alice.edit("op-2", 1, set_field(2, "params.fn", "x + 1"))
+        assert (await older.receive("edit_applied"))["opId"] == renamed["opId"]
+        await alice.close()
+        await older.close()
+
+    run(scenario)
+
+
+async def token_of(user: User) -> str:
+    token, _ = await database_sync_to_async(Token.objects.get_or_create)(user=user)
+    return str(token.key)
 
 
 def test_a_layout_of_every_node_is_one_revision(team: Team) -> None:

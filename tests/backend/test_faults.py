@@ -121,7 +121,7 @@ class Editor:
 
 
 async def joined(server: str, pipeline_id: int, token: str) -> Editor:
-    socket = await connect(f"ws://{server}/ws/pipelines/{pipeline_id}/?token={token}")
+    socket = await connect(f"ws://{server}/ws/pipelines/{pipeline_id}/?deltas=2&token={token}")
     editor = Editor(socket)
     while editor.revision < 0:
         await editor.take(1)

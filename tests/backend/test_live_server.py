@@ -130,7 +130,7 @@ def test_two_users_co_edit_version_and_diff_over_http_and_websockets(server: str
     assert status == 201, version
 
     async def co_edit() -> None:
-        url = f"ws://{server}/ws/pipelines/{pipeline['id']}/?token="
+        url = f"ws://{server}/ws/pipelines/{pipeline['id']}/?deltas=2&token="
         async with (
             connect(url + tokens["alice"]) as ws_alice,
             connect(url + tokens["bob"]) as ws_bob,
