@@ -217,13 +217,14 @@ def rechain_around(
     previous: list[bool],
     previous_outputs: dict[NodeId, int],
     node_id: NodeId,
+    yielding: bool,
 ) -> tuple[list[bool], dict[NodeId, int], list[StreamEdge]] | None:
     """`chainability(graph)` after an edit of node `node_id` alone, from `previous` and
     `previous_outputs` (the graph's before it, with the same edges): only the edges into and
     out of that node can change. Also returns the edges whose chainability changed. None
-    when the graph has a yielding operator, whose chaining depends on the chain above it
-    (the whole graph is checked then)."""
-    if any(node.factory is OperatorFactory.YIELDING for node in graph.nodes.values()):
+    when the graph may have a yielding operator (`yielding`), whose chaining depends on the
+    chain above it (the whole graph is checked then)."""
+    if yielding:
         return None
     chainable = list(previous)
     chained_outputs = previous_outputs

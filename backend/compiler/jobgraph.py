@@ -175,15 +175,25 @@ def _reusable(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Unchanged:
+    """What a JobGraph can take from the previous one's: the operator ids of a chain and
+    its nodes' vertex stay as they were unless its head is in `changed_heads` (a chain
+    built again or whose head's hash changed: every member's then changed too)."""
+
+    previous: JobGraph
+    changed_heads: set[NodeId]
+
+
 def build_job_graph(
     graph: StreamGraph,
     plan: ChainPlan,
     hashes: dict[NodeId, Hash128],
     user_hashes: dict[NodeId, Hash128 | None],
     chainable: list[bool],
+    unchanged: Unchanged | None = None,
 ) -> tuple[JobGraph, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
-    head_of = plan.head_of
     result_types = _result_types(graph.config.runtime_mode)
     edge_id_hash = EdgeIdHasher(graph)
 
@@ -217,9 +227,20 @@ def build_job_graph(
             outputs.append(output)
             output_of_edge[edge.index] = output
 
+    kept_ids: dict[NodeId, tuple[tuple[Hash128, Hash128 | None], ...]] = {}
+    if unchanged is not None:
+        changed = unchanged.changed_heads
+        kept_ids = {
+            v.head: v.operator_ids
+            for v in unchanged.previous.vertices_in_creation_order
+            if v.head not in changed
+        }
     vertices: dict[NodeId, JobVertex] = {}
     for chain in plan.chains:
         head = graph.nodes[chain.head]
+        operator_ids = kept_ids.get(chain.head)
+        if operator_ids is None:
+            operator_ids = tuple((hashes[n], user_hashes[n]) for n in chain.nodes)
         vertices[chain.head] = JobVertex(
             id=hashes[chain.head],
             name=chain.name,
@@ -228,7 +249,7 @@ def build_job_graph(
             chained_sources=chain.chained_sources,
             parallelism=head.parallelism,
             max_parallelism=head.max_parallelism,
-            operator_ids=tuple((hashes[n], user_hashes[n]) for n in chain.nodes),
+            operator_ids=operator_ids,
             slot_sharing_group_name=head.slot_sharing_group,
             co_location_group=head.co_location_group,
             inputs=[],
@@ -278,9 +299,23 @@ def build_job_graph(
         vertices_in_creation_order=tuple(creation_order),
         vertices=tuple(topological),
         slot_sharing_groups=groups,
-        vertex_of_node={nid: hashes[head] for nid, head in head_of.items()},
+        vertex_of_node=_vertex_of_node(plan, hashes, unchanged),
     )
     return job_graph, diagnostics
+
+
+def _vertex_of_node(
+    plan: ChainPlan, hashes: dict[NodeId, Hash128], unchanged: Unchanged | None
+) -> dict[NodeId, Hash128]:
+    if unchanged is None:
+        return {nid: hashes[head] for nid, head in plan.head_of.items()}
+    result = dict(unchanged.previous.vertex_of_node)
+    for chain in plan.chains:
+        if chain.head in unchanged.changed_heads:
+            vertex = hashes[chain.head]
+            for nid in (*chain.nodes, *chain.chained_sources):
+                result[nid] = vertex
+    return result
 
 
 def _sorted_topologically(

@@ -421,8 +421,14 @@ def _xor_groups(
 
 def _key_runs(keys: list[str]) -> list[int | str | list[int]]:
     """Keys with each run of consecutive integers written `[first, last]`."""
-    numbers = sorted(int(k) for k in keys if k.isdigit() and str(int(k)) == k)
-    runs: list[int | str | list[int]] = [k for k in keys if not (k.isdigit() and str(int(k)) == k)]
+    numbers: list[int] = []
+    runs: list[int | str | list[int]] = []
+    for k in keys:
+        if k.isascii() and k.isdigit() and (k[0] != "0" or k == "0"):  # as str(int) writes
+            numbers.append(int(k))
+        else:
+            runs.append(k)
+    numbers.sort()
     start = 0
     for end in range(1, len(numbers) + 1):
         if end == len(numbers) or numbers[end] != numbers[end - 1] + 1:

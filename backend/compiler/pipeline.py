@@ -25,8 +25,8 @@ from compiler.diagnostics import Diagnostic, has_errors
 from compiler.document import read_document
 from compiler.execution import ExecutionGraph, build_execution_graph
 from compiler.hashing import rehash, traverse_and_hash, user_hash, user_hashes
-from compiler.jobgraph import JobGraph, build_job_graph
-from compiler.model import Hash128, NodeId, StreamEdge, StreamGraph
+from compiler.jobgraph import JobGraph, Unchanged, build_job_graph
+from compiler.model import Hash128, NodeId, OperatorFactory, StreamEdge, StreamGraph
 
 _T = TypeVar("_T")
 
@@ -49,7 +49,18 @@ class Compilation:
     timings_ms: dict[str, float] = field(default_factory=dict)
     change: NodeChange | None = None
     """What changed since the compilation this one was recompiled from, if it was."""
+    unchanged: Unchanged | None = None
+    """What the JobGraph pass may take from the previous compilation's, if anything."""
     _positions: dict[NodeId, int] | None = None
+    _yielding: bool | None = None
+
+    def may_yield(self) -> bool:
+        """Whether the graph may have a yielding operator (then it has, unless an edit since
+        the last full compilation took it away)."""
+        if self._yielding is None:
+            nodes = self.graph.nodes.values() if self.graph is not None else ()
+            self._yielding = any(n.factory is OperatorFactory.YIELDING for n in nodes)
+        return self._yielding
 
     def positions(self) -> dict[NodeId, int]:
         """Each node's place in the hasher's traversal (its `k`)."""
@@ -117,6 +128,7 @@ def _jobgraph(document: object, result: Compilation) -> bool:
         result.hashes,
         result.user_hashes,
         result.chainable,
+        result.unchanged,
     )
     result.diagnostics.extend(diagnostics)
     return not has_errors(diagnostics)
@@ -186,8 +198,13 @@ def recompile_node(previous: Compilation, graph: StreamGraph, node_id: NodeId) -
     whole where the edit reaches further (`rechain_around`, `rebuild_chains`)."""
     result = Compilation(graph=graph)
     rechained = None
+    result._yielding = (
+        previous.may_yield() or graph.nodes[node_id].factory is OperatorFactory.YIELDING
+    )
     if previous.graph is not None and previous.chains is not None and previous.hashes:
-        rechained = rechain_around(graph, previous.chainable, previous.chained_outputs, node_id)
+        rechained = rechain_around(
+            graph, previous.chainable, previous.chained_outputs, node_id, result._yielding
+        )
     rebuilt = None
     if rechained is not None:
         result.chainable, result.chained_outputs, flipped = rechained
@@ -208,7 +225,11 @@ def recompile_node(previous: Compilation, graph: StreamGraph, node_id: NodeId) -
     result.chains, heads = rebuilt
     assert previous.graph is not None  # checked before rechaining
     result.change = NodeChange(previous.graph, node_id, flipped, moved, heads)
+    if previous.job_graph is not None:
+        changed_heads = heads | {c.head for c in result.chains.chains if c.head in moved}
+        result.unchanged = Unchanged(previous.job_graph, changed_heads)
     for step in PIPELINE[PASSES.index("jobgraph") :]:
         if not step.run(None, result):
             break
+    result.unchanged = None  # keeps no JobGraph but its own alive
     return result

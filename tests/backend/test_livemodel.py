@@ -186,7 +186,11 @@ def _products(compilation: Compilation) -> dict[str, Any]:
         "head_of": None if chains is None else chains.head_of,
         "vertices": None
         if job_graph is None
-        else [(v.id, v.name, [e.data_set for e in v.inputs]) for v in job_graph.vertices],
+        else [
+            (v.id, v.name, v.operator_ids, [e.data_set for e in v.inputs])
+            for v in job_graph.vertices
+        ],
+        "vertex_of_node": None if job_graph is None else job_graph.vertex_of_node,
         "diagnostics": [d.to_json() for d in compilation.diagnostics],
     }
 
