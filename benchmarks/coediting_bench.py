@@ -289,7 +289,9 @@ def main() -> None:
             )
             scale: dict[int, float] = {}
             for size in sizes:
-                url = f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size]}/?deltas=2&token={token}"
+                url = (
+                    f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size]}/?deltas=2&token={token}"
+                )
                 document = pipeline_document(size)
                 # 100 clients only where it says something new: the smallest pipeline.
                 counts = client_counts if size == sizes[0] else [SCALE_CLIENTS]
@@ -314,7 +316,9 @@ def main() -> None:
             print(f"{'operators':>10}{'summary':>10}{'document':>10}{'snapshot':>10}")
             for size in sizes:
                 api = f"http://127.0.0.1:{port}/api/pipelines/{pipelines[size]}/"
-                ws_url = f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size]}/?deltas=2&token={token}"
+                ws_url = (
+                    f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size]}/?deltas=2&token={token}"
+                )
                 summary = rest_median(api + "summary/", token)
                 whole = rest_median(api, token)
                 snapshot = statistics.median(uvloop.run(open_snapshots(ws_url, 10)))
