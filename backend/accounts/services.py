@@ -53,11 +53,9 @@ class Registration:
 
 
 def _username_taken(username: str) -> Conflict:
-    return Conflict(
-        f"The username '{username}' is taken.",
-        code="username-taken",
-        fields={"username": ["A user with this username already exists."]},
-    )
+    # The field says what the message says: a one-line notice shows it once.
+    message = f"The username '{username}' is taken."
+    return Conflict(message, code="username-taken", fields={"username": [message]})
 
 
 def _registration_errors(user: UserType, password: str) -> dict[str, list[str]]:
@@ -119,11 +117,8 @@ def token_delete(*, user: AbstractBaseUser | AnonymousUser) -> None:
 
 
 def _slug_taken(slug: str) -> Conflict:
-    return Conflict(
-        f"The slug '{slug}' is taken by another workspace.",
-        code="slug-taken",
-        fields={"slug": ["A workspace with this slug already exists."]},
-    )
+    message = f"The slug '{slug}' is taken by another workspace."
+    return Conflict(message, code="slug-taken", fields={"slug": [message]})
 
 
 def _slug_candidates(name: str) -> list[str]:
@@ -206,11 +201,8 @@ def membership_add(
         _locked(workspace)
         require_role(user=actor, workspace=workspace, minimum=Role.OWNER)
         if Membership.objects.filter(workspace=workspace, user=user).exists():
-            raise Conflict(
-                f"{user.get_username()} is already a member of this workspace.",
-                code="already-member",
-                fields={"username": ["This user is already a member."]},
-            )
+            message = f"{user.get_username()} is already a member of this workspace."
+            raise Conflict(message, code="already-member", fields={"username": [message]})
         return Membership.objects.create(workspace=workspace, user=user, role=role)
 
 

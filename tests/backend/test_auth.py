@@ -231,7 +231,9 @@ def test_a_taken_username_is_409_in_any_letter_case(taken: str) -> None:
     assert response.status_code == 409
     error = response.json()["error"]
     assert error["code"] == "username-taken"
-    assert set(error["fields"]) == {"username"}
+    # The field says what the message says, so the sign-up form's notice says it once.
+    assert error["message"] == f"The username '{taken}' is taken."
+    assert error["fields"] == {"username": [error["message"]]}
     assert User.objects.count() == 1
     assert not Workspace.objects.exists()
 

@@ -59,7 +59,8 @@ def test_an_explicit_taken_slug_is_409() -> None:
 
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "slug-taken"
-    assert "slug" in response.json()["error"]["fields"]
+    error = response.json()["error"]
+    assert error["fields"] == {"slug": [error["message"]]}
     assert Workspace.objects.count() == 1
 
 
@@ -156,6 +157,9 @@ def test_adding_an_existing_member_is_409() -> None:
 
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "already-member"
+    error = response.json()["error"]
+    assert error["message"] == "vera is already a member of this workspace."
+    assert error["fields"] == {"username": [error["message"]]}
     assert membership_role(user=team.viewer, workspace=team.workspace) is Role.VIEWER
 
 
