@@ -409,7 +409,8 @@ def _restore(old: _Side, new: _Side) -> _Restore:
 
 
 def _kept_cause(old: _Side, new: _Side, nid: NodeId) -> str:
-    """Why a node restores its own state: its ID did not change, or its uidHash is it."""
+    """Why a node restores its own state: its ID did not change (kept by its uid, its
+    pinned uidHash or the topology), or its uidHash is the old ID."""
     old_hash, new_hash = old.compilation.hashes[nid], new.compilation.hashes[nid]
     if old_hash != new_hash:
         return (
@@ -419,6 +420,8 @@ def _kept_cause(old: _Side, new: _Side, nid: NodeId) -> str:
     uid = new.graph.nodes[nid].uid
     if uid is not None:
         return f"uid '{uid}' set, ID stable"
+    if new.compilation.user_hashes.get(nid) == new_hash:
+        return "ID unchanged, and its uidHash pins it: Flink restores the state through it"
     return "same topology around it: ID unchanged (set a uid to keep it stable)"
 
 

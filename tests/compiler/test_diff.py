@@ -151,6 +151,20 @@ def test_a_uid_hash_keeps_a_changed_id_and_says_so() -> None:
     assert "unchanged" not in cause
 
 
+def test_a_uid_hash_pinning_an_unchanged_id_says_it_keeps_it() -> None:
+    # The editor pins an operator's current ID as its uidHash: the ID is unchanged, and
+    # the uidHash keeps it so whatever changes around it, which a uid would not add to.
+    old = pipeline()
+    pinned = verdict(diff_documents(old, old), 3)["oldOperatorId"]
+    new = pipeline()
+    new["nodes"][2]["uidHash"] = pinned
+    reduce = verdict(diff_documents(old, new), 3)
+    assert reduce["verdict"] == "kept"
+    assert reduce["causes"] == [
+        "ID unchanged, and its uidHash pins it: Flink restores the state through it"
+    ]
+
+
 def test_a_uid_hash_that_is_not_the_old_id_keeps_nothing() -> None:
     # The same uidHash in both versions: the savepoint holds the state under the old
     # generated ID, which no operator of the new job has.
