@@ -72,6 +72,8 @@ class RunTracker:
         self._job_started = threading.Event()
         self._job_ended = threading.Event()
         self._last_failure: tuple[Slot, str | None] | None = None
+        self._stopping = False
+        """Set by `cancelling`: stages that end with a failure from now on were stopped."""
         self.job_succeeded: bool | None = None
         self.job_error: str | None = None
 
@@ -118,6 +120,7 @@ class RunTracker:
         """Publish CANCELING for every subtask that has not ended."""
         now = time.time()
         with self._lock:
+            self._stopping = True
             for slot in self._subtasks:
                 attempt, state = self._attempts.get(slot, (0, ExecutionState.CREATED))
                 if not state.is_terminal:
@@ -184,6 +187,10 @@ class RunTracker:
     ) -> None:
         with self._lock:
             seen = self._stage_runs.get((stage_id, attempt))
+            if seen is not None and failed and self._stopping:
+                # Spark gives a stage it cancels a failure reason: the stage did not fail,
+                # the run was stopped (canceled, or out of time) before it finished.
+                return
             if seen is not None:
                 ended = time.time() if completed is None else completed
                 self._stage_runs[stage_id, attempt] = replace(seen, completed=ended, failed=failed)

@@ -117,3 +117,18 @@ def test_every_stage_of_the_job_is_kept_with_its_vertices_parents_and_times():
     )
     # A stage that runs no vertex publishes nothing.
     assert {e.vertex for e in published} == {A, B}
+
+
+def test_a_stage_stopped_by_a_cancel_did_not_finish_rather_than_fail():
+    # Spark gives the stages it cancels a failure reason; the run page would say "failed"
+    # of a stage the user stopped.
+    run, _ = tracker()
+    run.stage_submitted(3, [10], submitted=1.0)
+    run.stage_submitted(4, [20], parents=[3], submitted=1.5)
+    run.stage_completed(3, 0, failed=False, completed=1.2)
+    run.cancelling()
+    run.stage_completed(4, 0, failed=True, completed=2.0)
+    assert run.stages() == (
+        StageRun(3, 0, (A,), submitted=1.0, completed=1.2),
+        StageRun(4, 0, (B,), parents=(3,), submitted=1.5),
+    )
