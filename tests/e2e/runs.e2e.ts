@@ -350,6 +350,11 @@ describe("runs", () => {
       expect(await browser.getByTestId("run-error").count()).toBe(0);
       expect(await browser.getByText("The run failed").count()).toBe(0);
       expect(await browser.getByTestId("run-tab-exceptions").textContent()).toBe("Exceptions");
+      // Spark gives the stages it cancels a failure reason: the page says they did not finish.
+      await expect
+        .poll(() => browser.getByTestId("execution-stage-1").textContent())
+        .toContain("did not finish");
+      expect(await browser.getByTestId("run-execution").textContent()).not.toContain("failed");
     },
     SPARK_MS + 60_000,
   );
