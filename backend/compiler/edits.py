@@ -87,8 +87,9 @@ class EditRejected(ValueError):
 
 EdgeKey = tuple[int, int, int, int]
 """(source, target, typeNumber, k)."""
-NodeMove = tuple[int, float, float]
-"""(node id, x, y)."""
+NodeMove = tuple[int, float | None, float | None]
+"""(node id, x, y); x and y both None: the node's stored position is removed (it is
+drawn on the canvas's grid again), which undoes a layout of nodes that had none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +114,7 @@ class Edit:
     params: dict[str, Any] | None = None
     """`set_operator`: the node's new parameters, in place of all its old ones."""
     moves: tuple[NodeMove, ...] | None = None
-    """`move_nodes`: where each node goes, one edit for all (an auto-layout)."""
+    """`move_nodes`: where each node goes, one edit for all (an auto-layout, its undo)."""
 
     @property
     def affects_plan(self) -> bool:
@@ -222,7 +223,8 @@ _MOVES_SHAPE = "'moves' must be a list of {nodeId, x, y}, each node once"
 
 
 def _read_moves(raw: object) -> tuple[NodeMove, ...] | None:
-    """`moves` of a `move_nodes` edit: [{"nodeId", "x", "y"}, ...], each node at most once."""
+    """`moves` of a `move_nodes` edit: [{"nodeId", "x", "y"}, ...], each node at most once;
+    x and y are numbers, or both null to remove the node's position."""
     if raw is None:
         return None
     if not isinstance(raw, list) or not raw:
@@ -235,8 +237,13 @@ def _read_moves(raw: object) -> tuple[NodeMove, ...] | None:
         node_id, x, y = move.get("nodeId"), move.get("x"), move.get("y")
         if isinstance(node_id, bool) or not isinstance(node_id, int) or node_id in seen:
             raise EditRejected("edit.moves", _MOVES_SHAPE)
-        if x is None or y is None or not _is_number_or_none(x) or not _is_number_or_none(y):
-            raise EditRejected("edit.position", f"the move of node {node_id} needs numbers x, y")
+        unset = x is None and y is None and "x" in move and "y" in move
+        if not unset and (
+            x is None or y is None or not _is_number_or_none(x) or not _is_number_or_none(y)
+        ):
+            raise EditRejected(
+                "edit.position", f"the move of node {node_id} needs numbers x, y, or null for both"
+            )
         seen.add(node_id)
         moves.append((node_id, x, y))
     return tuple(moves)
@@ -416,11 +423,16 @@ def _inbound_edge(document: dict[str, Any], edge: dict[str, Any]) -> dict[str, A
     return inbound
 
 
-def _move(nodes: list[dict[str, Any]], index: int, x: float, y: float) -> None:
-    """Put the node at `index` at (x, y): a copy of it with a copy of its `ui`."""
+def _move(nodes: list[dict[str, Any]], index: int, x: float | None, y: float | None) -> None:
+    """Put the node at `index` at (x, y): a copy of it with a copy of its `ui`. With x and
+    y None, remove its `ui.x` and `ui.y`, as `set_field` of each to null does."""
     node = nodes[index] = dict(nodes[index])
     ui = node.get("ui")
-    node["ui"] = {**(ui if isinstance(ui, dict) else {}), "x": x, "y": y}
+    ui = ui if isinstance(ui, dict) else {}
+    if x is None or y is None:
+        node["ui"] = {k: v for k, v in ui.items() if k not in ("x", "y")}
+    else:
+        node["ui"] = {**ui, "x": x, "y": y}
 
 
 def _required_node(edit: Edit) -> int:

@@ -97,14 +97,17 @@ export interface MoveNodeEdit {
   readonly y: number;
 }
 
-/** Where one node of a `move_nodes` edit goes. */
+/**
+ * Where one node of a `move_nodes` edit goes; x and y both null remove its stored
+ * position (it is drawn on the grid again), which undoes a layout of nodes that had none.
+ */
 export interface NodeMove {
   readonly nodeId: number;
-  readonly x: number;
-  readonly y: number;
+  readonly x: number | null;
+  readonly y: number | null;
 }
 
-/** Many nodes moved as one edit (an auto-layout): one revision, one undo step. */
+/** Many nodes moved as one edit (an auto-layout, its undo): one revision, one undo step. */
 export interface MoveNodesEdit {
   readonly kind: "move_nodes";
   readonly moves: readonly NodeMove[];
@@ -270,7 +273,10 @@ interface EditParts {
 
 const MOVES_SHAPE = "'moves' must be a list of {nodeId, x, y}, each node once";
 
-/** `_read_moves`: `moves` of a `move_nodes` edit, each node at most once. */
+/**
+ * `_read_moves`: `moves` of a `move_nodes` edit, each node at most once; x and y are
+ * numbers, or both null to remove the node's position.
+ */
 function readMoves(raw: JsonValue | undefined): NodeMove[] | null {
   if (raw === undefined) {
     return null;
@@ -290,11 +296,15 @@ function readMoves(raw: JsonValue | undefined): NodeMove[] | null {
     if (!isInteger(nodeId) || seen.has(nodeId)) {
       throw new EditRejected("edit.moves", MOVES_SHAPE);
     }
-    if (typeof x !== "number" || typeof y !== "number") {
-      throw new EditRejected("edit.position", `the move of node ${nodeId} needs numbers x, y`);
+    const unset = x === null && y === null;
+    if (!unset && (typeof x !== "number" || typeof y !== "number")) {
+      throw new EditRejected(
+        "edit.position",
+        `the move of node ${nodeId} needs numbers x, y, or null for both`,
+      );
     }
     seen.add(nodeId);
-    moves.push({ nodeId, x, y });
+    moves.push(unset ? { nodeId, x: null, y: null } : { nodeId, x, y });
   }
   return moves;
 }
@@ -559,10 +569,21 @@ function inboundEdge(nodes: readonly StreamNode[], edge: InboundEdgeInput): Inbo
 }
 
 /** Put the node at `index` at (x, y): a copy of it with a copy of its `ui`. */
-function moveNode(nodes: StreamNode[], index: number, x: number, y: number): void {
+/**
+ * Put the node at `index` at (x, y). With x and y null, remove its `ui.x` and `ui.y`, as
+ * `set_field` of each to null does.
+ */
+function moveNode(nodes: StreamNode[], index: number, x: number | null, y: number | null): void {
   const node: MutableJsonObject = { ...nodes[index] };
   const ui = getOwn(node, "ui");
-  setOwn(node, "ui", { ...(isJsonObject(ui) ? ui : {}), x, y });
+  const kept: MutableJsonObject = { ...(isJsonObject(ui) ? ui : {}) };
+  if (x === null || y === null) {
+    deleteOwn(kept, "x");
+    deleteOwn(kept, "y");
+    setOwn(node, "ui", kept);
+  } else {
+    setOwn(node, "ui", { ...kept, x, y });
+  }
   nodes[index] = node as StreamNode;
 }
 
@@ -773,7 +794,9 @@ function nodeById(document: StreamGraphDocument, nodeId: number): StreamNode {
 function positionBefore(
   before: StreamGraphDocument,
   nodeId: number,
-): { readonly move: NodeMove } | { readonly unset: Edit[] } {
+):
+  | { readonly move: NodeMove & { readonly x: number; readonly y: number } }
+  | { readonly unset: Edit[] } {
   const ui = getOwn(nodeById(before, nodeId), "ui");
   const x = isJsonObject(ui) ? getOwn(ui, "x") : undefined;
   const y = isJsonObject(ui) ? getOwn(ui, "y") : undefined;
