@@ -151,6 +151,41 @@ describe("the canvas", () => {
     expect(await node.getAttribute("class")).toContain("is-selected");
   });
 
+  it("lays out nodes without positions in one revision, and undoes it in one more", async () => {
+    const user = await newUser("layout");
+    const placed = chainDocument() as { nodes: Record<string, unknown>[] };
+    // As an imported plan: no node has a position, the canvas draws them on its grid.
+    const pipeline = await newPipeline(user, {
+      ...placed,
+      nodes: placed.nodes.map(({ ui: _ui, ...node }) => node),
+    });
+    const { context, page } = await signedIn(user);
+    contexts.push(context);
+    await openEditor(page, pipeline);
+    const before = await revision(page);
+    const where = (): Promise<string[]> =>
+      page
+        .locator(".react-flow__node-operator")
+        .evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).style.transform));
+    const grid = await where();
+
+    await page.getByTestId("auto-layout").click();
+    await expect.poll(() => revision(page)).toBe(before + 1);
+    await expect.poll(where).not.toEqual(grid);
+
+    await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
+    await page.keyboard.press("Control+z");
+    await expect.poll(where).toEqual(grid);
+    await page.getByText("Saved · rev").waitFor();
+    expect(await revision(page)).toBe(before + 2);
+    const stored = await api<{ document: { nodes: { ui?: object }[] } }>(
+      "GET",
+      `pipelines/${pipeline}/`,
+      user.token,
+    );
+    expect(stored.document.nodes.map((node) => node.ui ?? {})).toEqual([{}, {}, {}, {}]);
+  });
+
   it("draws a self-loop above its operator and a back edge below on the diff page", async () => {
     const user = await newUser("loops");
     const pipeline = await newPipeline(user, chainDocument());

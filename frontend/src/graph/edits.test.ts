@@ -128,10 +128,15 @@ describe("inverseEdits", () => {
       ],
     };
     const { document: after, applied } = applyEdit(before, layout);
+    // One edit, however many nodes had no position: they go back to the grid in it.
     expect(inverseEdits(before, after, applied)).toEqual([
-      { kind: "move_nodes", moves: [{ nodeId: 1, x: 10, y: 20 }] },
-      { kind: "set_field", element: "node", nodeId: 2, field: "ui.x", value: null },
-      { kind: "set_field", element: "node", nodeId: 2, field: "ui.y", value: null },
+      {
+        kind: "move_nodes",
+        moves: [
+          { nodeId: 1, x: 10, y: 20 },
+          { nodeId: 2, x: null, y: null },
+        ],
+      },
     ]);
     const undone = undoes(before, layout);
     expect(undone.nodes[0]?.ui).toEqual({ x: 10, y: 20 });

@@ -787,6 +787,14 @@ function nodeById(document: StreamGraphDocument, nodeId: number): StreamNode {
   return node;
 }
 
+/** Whether the node had neither `ui.x` nor `ui.y` (null counts as none). */
+function hadNoPosition(before: StreamGraphDocument, nodeId: number): boolean {
+  const ui = getOwn(nodeById(before, nodeId), "ui");
+  const x = isJsonObject(ui) ? getOwn(ui, "x") : undefined;
+  const y = isJsonObject(ui) ? getOwn(ui, "y") : undefined;
+  return (x === undefined || x === null) && (y === undefined || y === null);
+}
+
 /**
  * Where a node was in `before`: the move back when it had both `ui.x` and `ui.y`, else
  * the set_field edits that put each back as it was (removed when it had none).
@@ -853,6 +861,9 @@ export function inverseEdits(
         const back = positionBefore(before, move.nodeId);
         if ("move" in back) {
           moves.push(back.move);
+        } else if (hadNoPosition(before, move.nodeId)) {
+          // Back to the grid in the same edit: one revision, however many nodes had none.
+          moves.push({ nodeId: move.nodeId, x: null, y: null });
         } else {
           unset.push(...back.unset);
         }
