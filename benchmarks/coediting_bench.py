@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -84,8 +85,13 @@ def pipeline_document(operators: int = 200) -> dict[str, Any]:
     }
 
 
+EDIT_KINDS = ("rename", "expression", "move", "chaining")
+"""The edits of `edits` in the order they repeat."""
+
+
 def edits(count: int, document: dict[str, Any]) -> list[dict[str, Any]]:
-    """A realistic mix: renames, expression changes, moves, and parallelism toggles."""
+    """A realistic mix, `EDIT_KINDS` in turn: renames, expression changes, moves, and
+    chaining strategy toggles (half of them breaking a chain)."""
     node_ids = [n["id"] for n in document["nodes"] if n["operator"] in ("map", "filter")]
     result = []
     for i in range(count):
@@ -238,6 +244,11 @@ async def measure(url: str, clients: int, script: list[dict[str, Any]]) -> dict[
 
     listeners = [asyncio.create_task(listen(i)) for i in range(clients)]
     await asyncio.sleep(0.5)  # presence traffic of the joins settles
+    # This process plays every browser: its own collector's full passes (over what the
+    # snapshots of large pipelines left) are not the server's latency. Paused while
+    # measuring, collected before and after.
+    gc.collect()
+    gc.disable()
     editor = connections[0]
     per_edit_last: list[float] = []
     for number, edit in enumerate(script):
@@ -251,20 +262,36 @@ async def measure(url: str, clients: int, script: list[dict[str, Any]]) -> dict[
         )
         await asyncio.wait_for(done[op].wait(), timeout=30)
         per_edit_last.append(max(r[op] for r in received) - sent[op])
+    gc.enable()
+    gc.collect()
     for task in listeners:
         task.cancel()
     for ws in connections:
         await ws.close()
     latencies = sorted((r[op] - sent[op]) * 1000 for r in received for op in sent)
+    by_kind = {
+        kind: sorted(
+            (r[op] - sent[op]) * 1000
+            for r in received
+            for number, op in enumerate(sent)
+            if number % len(EDIT_KINDS) == position
+        )
+        for position, kind in enumerate(EDIT_KINDS)
+    }
     last = sorted(t * 1000 for t in per_edit_last)
     return {
         "p50": statistics.median(latencies),
-        "p95": latencies[int(0.95 * (len(latencies) - 1))],
+        "p95": _p95(latencies),
         "max": latencies[-1],
         "last_p50": statistics.median(last),
         "last_p95": last[int(0.95 * (len(last) - 1))],
         "open": statistics.median(opening),
+        **{f"p95 {kind}": _p95(times) for kind, times in by_kind.items() if times},
     }
+
+
+def _p95(values: list[float]) -> float:
+    return values[int(0.95 * (len(values) - 1))]
 
 
 def main() -> None:
@@ -308,6 +335,12 @@ def main() -> None:
                         f"{figures['last_p95']:10.2f}{figures['open']:9.1f}"
                         f"{('<= ' + format(goal, '.0f')) if goal else '':>10}"
                     )
+                    kinds = ", ".join(
+                        f"{kind} {figures['p95 ' + kind]:.1f}"
+                        for kind in EDIT_KINDS
+                        if "p95 " + kind in figures
+                    )
+                    print(f"{'':>18}p95 by edit: {kinds}")
             print(
                 "Opening a pipeline in the editor (ms, medians): the summary it reads over "
                 "REST, the whole document over REST (which it no longer reads), and the "
