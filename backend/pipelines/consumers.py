@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -232,10 +233,10 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
                     )
 
     async def _keep_in_step(self) -> None:
-        """Send the client a snapshot when the stored revision is ahead of what it got for
-        longer than a message takes: a broadcast was lost (Redis was away), and this
-        client would otherwise never hear of a change committed in the database."""
-        behind_since: float | None = None
+        """Send the client a snapshot when a revision stored in the database has not
+        reached it for longer than a message takes: a broadcast was lost (Redis was away),
+        and this client would otherwise never hear of a change committed there."""
+        lag = Lag()
         with contextlib.suppress(asyncio.CancelledError):
             while not self.closed:
                 await asyncio.sleep(SYNC_SECONDS)
@@ -243,16 +244,33 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
                 if stored is None:
                     await self.close_with(CLOSE_NOT_FOUND)
                     return
-                now = time.monotonic()
-                if stored <= self.revision:
-                    behind_since = None
-                elif behind_since is None:
-                    behind_since = now
-                elif now - behind_since >= SYNC_SECONDS:
-                    behind_since = None
+                if lag.lost(stored=stored, delivered=self.revision, now=time.monotonic()):
                     # The others may have lost this connection's presence with Redis too.
                     await self.announce_presence()
                     await self.send_snapshot()
+
+
+@dataclass(slots=True)
+class Lag:
+    """Whether a client missed a broadcast: a revision it was behind at one check and has
+    still not reached `SYNC_SECONDS` later. Being behind at every check is no sign of it:
+    while edits stream in, the stored revision is usually one ahead of what has reached the
+    client, a newer one each time (sending a snapshot then cost a large pipeline's
+    co-editors tens of milliseconds on every edit in flight)."""
+
+    since: float | None = None
+    awaited: int = 0
+    """The stored revision when the client was first seen behind."""
+
+    def lost(self, *, stored: int, delivered: int, now: float) -> bool:
+        if stored <= delivered:
+            self.since = None
+        elif self.since is None or delivered >= self.awaited:
+            self.since, self.awaited = now, stored  # a new gap, or the last one closed
+        elif now - self.since >= SYNC_SECONDS:
+            self.since = None
+            return True
+        return False
 
 
 def _stored_revision(pipeline_id: int) -> int | None:
