@@ -103,6 +103,31 @@ FREEZE_NODES = 1_000
 """A model of this many operators is kept from the cyclic collector's full passes."""
 
 
+_EDITS_BETWEEN_COLLECTIONS = 1_000
+_edits_since_collection = 0
+
+
+def _remember_edited(key: tuple[int, int], model: LiveModel, size: int) -> None:
+    _remember_model(key, model, size)
+    if len(model.document.get("nodes", ())) >= FREEZE_NODES:
+        _settle()
+
+
+def _settle() -> None:
+    """After an edit of a large model: the objects it made are long-lived too, and full
+    passes of the cyclic collector over them paused the edits after it for tens of
+    milliseconds, so they are frozen with the rest (`gc.freeze` costs nothing: it moves
+    lists). Cycles that become garbage while frozen wait for the full collection every
+    `_EDITS_BETWEEN_COLLECTIONS` such edits."""
+    global _edits_since_collection
+    _edits_since_collection += 1
+    if _edits_since_collection >= _EDITS_BETWEEN_COLLECTIONS:
+        _edits_since_collection = 0
+        _keep_from_the_collector()
+    else:
+        gc.freeze()
+
+
 def _keep_from_the_collector() -> None:
     """Move every object alive now out of the cyclic collector's reach (`gc.freeze`): a
     large model is long-lived, and full passes walking it paused edits of 5,000 operators
@@ -303,7 +328,7 @@ def pipeline_apply_edit(
             pipeline=pipeline, revision=revision, operation=applied.to_json(), author=user
         )
         key = (pipeline.pk, revision)
-        transaction.on_commit(lambda: _remember_model(key, new_model, size))
+        transaction.on_commit(lambda: _remember_edited(key, new_model, size))
         delta = plan_delta(model.plan, new_model.plan)
         message = EditApplied(
             revision=revision,

@@ -96,6 +96,42 @@ def test_building_a_model_keeps_no_garbage_cycle_for_ever(
         gc.unfreeze()
 
 
+def test_edits_of_a_large_model_freeze_and_collect_every_so_many(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    team = make_team()
+    editing._models.clear()
+    monkeypatch.setattr(editing, "FREEZE_NODES", 1)
+    monkeypatch.setattr(editing, "_EDITS_BETWEEN_COLLECTIONS", 3)
+    monkeypatch.setattr(editing, "_edits_since_collection", 0)
+    node = team.pipeline.document["nodes"][0]["id"]
+
+    def edit(revision: int) -> None:
+        with django_capture_on_commit_callbacks(execute=True):
+            outcome = pipeline_apply_edit(
+                pipeline_id=team.pipeline.pk,
+                user=team.editor,
+                base_revision=revision,
+                edit=_rename(node, f"Source {revision}"),
+                op_id=f"o{revision}",
+                client_id="c",
+            )
+        assert outcome.applied is not None
+
+    try:
+        edit(0)
+        cycle = _Cycle()  # alive while an edit is made, garbage afterwards
+        alive = weakref.ref(cycle)
+        edit(1)
+        del cycle
+        gc.collect()
+        assert alive() is not None  # frozen with what the edit made
+        edit(2)  # the third edit since the count began collects first
+        assert alive() is None
+    finally:
+        gc.unfreeze()
+
+
 def test_models_kept_fit_in_their_byte_budget_newest_first(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
