@@ -82,7 +82,10 @@ class LiveModel:
     compiled: list[Json]
     """The compiler's own diagnostics."""
     compilation: Compilation
-    """What the compiler made of the document (never changed once the model is built)."""
+    """What the compiler made of the document (never changed once the model is built).
+    After a rename taken the short way (`_renamed`) its graph and chains carry the new
+    name, its JobGraph and ExecutionGraph still the old vertex name: read vertex names
+    from `plan`."""
     elements: _Elements | None
     read_clean: bool
     """Whether reading the document (the compiler's first pass) said nothing."""
