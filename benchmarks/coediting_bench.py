@@ -5,9 +5,9 @@ and 100 for the smallest; all websocket connections from this process). The edit
 edits one after the other; for each, the latency of every client is the time from sending
 the edit to that client receiving its `edit_applied` (with the plan delta). Prints p50 /
 p95 / max over all (edit, client) pairs and over the time until the last client had each
-edit, the p95 of each kind of edit, the time a client waits for its first snapshot when it opens each pipeline, and the
-goal: p95 with 20 clients <= 25 ms at 5,000 operators and at most 1.5x the 200-operator
-figure (edit cost independent of the pipeline's size).
+edit, the p95 of each kind of edit, the time a client waits for its first snapshot when
+it opens each pipeline, and the goal: p95 with 20 clients <= 25 ms at 5,000 operators
+and at most 1.5x the 200-operator figure (edit cost independent of the pipeline's size).
 
     python -m benchmarks.coediting_bench [--edits 300] [--operators 200,1000,5000]
         [--clients 20,100]
