@@ -22,6 +22,7 @@ recursion; a property test checks both agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from compiler.chainability import is_chainable_source
@@ -92,22 +93,7 @@ def build_chains(graph: StreamGraph, chainable: list[bool]) -> ChainPlan:
             edge for nid in order for edge in out_edges[nid] if not chainable[edge.index]
         )
 
-    creation_order: list[NodeId] = []
-    created: set[NodeId] = set()
-    for entry in sorted(entries):
-        if entry in created:
-            continue
-        created.add(entry)
-        stack = [(entry, iter(transitive[entry]))]
-        while stack:
-            head, pending = stack[-1]
-            edge = next(pending, None)
-            if edge is None:
-                stack.pop()
-                creation_order.append(head)
-            elif edge.target not in created:
-                created.add(edge.target)
-                stack.append((edge.target, iter(transitive[edge.target])))
+    creation_order = _creation_order(sorted(entries), transitive.__getitem__)
 
     head_of: dict[NodeId, NodeId] = {}
     chains: list[Chain] = []
@@ -249,22 +235,33 @@ def rebuild_chains(
             ),
         )
 
-    creation_order: list[Chain] = []
+    def chain_of(head: NodeId) -> Chain:
+        return chains.get(head) or by_head[head]
+
+    # The entry points are the sources in ascending id: none is folded here.
+    created = _creation_order(graph.source_ids, lambda h: chain_of(h).transitive_out_edges)
+    return ChainPlan(chains=tuple(chain_of(h) for h in created), head_of=new_head_of), rebuilt
+
+
+def _creation_order(
+    entries: Iterable[NodeId], out_edges_of: Callable[[NodeId], tuple[StreamEdge, ...]]
+) -> list[NodeId]:
+    """Vertex creation order: depth-first post-order over chains from the entry points in
+    the given order, following each chain's transitive out-edges (`out_edges_of` a head)."""
+    creation_order: list[NodeId] = []
     created: set[NodeId] = set()
-    for entry in graph.source_ids:  # ascending ids, and no source is folded
+    for entry in entries:
         if entry in created:
             continue
         created.add(entry)
-        first = chains.get(entry) or by_head[entry]
-        stack = [(first, iter(first.transitive_out_edges))]
+        stack = [(entry, iter(out_edges_of(entry)))]
         while stack:
-            chain, pending_edges = stack[-1]
-            out_edge = next(pending_edges, None)
-            if out_edge is None:
+            head, pending = stack[-1]
+            edge = next(pending, None)
+            if edge is None:
                 stack.pop()
-                creation_order.append(chain)
-            elif out_edge.target not in created:
-                created.add(out_edge.target)
-                target = chains.get(out_edge.target) or by_head[out_edge.target]
-                stack.append((target, iter(target.transitive_out_edges)))
-    return ChainPlan(chains=tuple(creation_order), head_of=new_head_of), rebuilt
+                creation_order.append(head)
+            elif edge.target not in created:
+                created.add(edge.target)
+                stack.append((edge.target, iter(out_edges_of(edge.target))))
+    return creation_order
