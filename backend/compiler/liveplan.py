@@ -16,6 +16,7 @@ client mirrors it). Sections:
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,19 @@ from compiler.pipeline import Compilation, NodeChange
 
 FORMAT = "liveplan/v1"
 KEYED_SECTIONS = ("nodes", "vertices", "edges")
+
+Shifts = Mapping[tuple[str, int], Collection[str]]
+"""Entries of a section whose id field `field` differs by the XOR `by`: (field, by) -> keys."""
+
+
+@dataclass(frozen=True, slots=True)
+class Touched:
+    """What `live_plan_after` knows of the plan it made after another: per keyed section,
+    the keys of the entries that may differ (`keys`; the section has the same keys in
+    both), and of those that differ only in id fields, each by a known XOR (`shifted`)."""
+
+    keys: Mapping[str, Collection[str]]
+    shifted: Mapping[str, Shifts]
 
 
 def live_plan(compilation: Compilation) -> dict[str, Any]:
@@ -81,12 +95,13 @@ def live_plan_with_basis(compilation: Compilation) -> tuple[dict[str, Any], Plan
 
 def live_plan_after(
     plan: dict[str, Any], basis: PlanBasis | None, compilation: Compilation
-) -> tuple[dict[str, Any], PlanBasis | None]:
+) -> tuple[dict[str, Any], PlanBasis | None, Touched | None]:
     """`live_plan_with_basis(compilation)`, reusing the entries of `plan` (computed from
     `basis`) that the compilation leaves as they were: a changed chain recomputes the
     entries of the nodes whose hash, vertex or chained outputs changed and of the edges
     whose chainability, ends or chain head changed, not the thousands of others. Only for
-    a compilation of the same edges (one node changed); the whole plan otherwise."""
+    a compilation of the same edges (one node changed); the whole plan otherwise. Also
+    the entries recomputed (for `plan_delta`), None when the plan was made whole."""
     graph, chains, job_graph = compilation.graph, compilation.chains, compilation.job_graph
     if (
         basis is None
@@ -96,7 +111,7 @@ def live_plan_after(
         or graph.edges is not basis.graph.edges
         or graph.config is not basis.graph.config
     ):
-        return live_plan_with_basis(compilation)
+        return (*live_plan_with_basis(compilation), None)
     change = compilation.change
     if change is not None and change.previous_graph is basis.graph:
         dirty = _dirty_after_change(compilation, basis, change)
@@ -104,22 +119,29 @@ def live_plan_after(
         if list(compilation.hashes) != list(basis.hashes) or set(graph.nodes) != set(
             basis.graph.nodes
         ):
-            return live_plan_with_basis(compilation)
+            return (*live_plan_with_basis(compilation), None)
         dirty = _dirty_by_comparison(compilation, basis)
     factories, chained_sources, dirty_nodes, dirty_edges, moved_only = dirty
     chainable = compilation.chainable
     position = compilation.positions()
     hashes, vertex_of_node = compilation.hashes, job_graph.vertex_of_node
     nodes = dict(plan["nodes"])
-    for nid in dirty_nodes:
+    shifted: dict[tuple[str, int], list[str]] = {}
+    for nid in moved_only:  # what its hash is made of is as it was: only its ids move
         key = str(nid)
-        if nid in moved_only:  # what its hash is made of is as it was
-            nodes[key] = {
-                **nodes[key],
-                "operatorId": to_hex(hashes[nid]),
-                "vertex": to_hex(vertex_of_node[nid]),
-            }
-            continue
+        nodes[key] = {
+            **nodes[key],
+            "operatorId": to_hex(hashes[nid]),
+            "vertex": to_hex(vertex_of_node[nid]),
+        }
+        for field, before, after in (
+            ("operatorId", basis.hashes[nid], hashes[nid]),
+            ("vertex", basis.vertex_of_node[nid], vertex_of_node[nid]),
+        ):
+            if before != after:
+                shifted.setdefault((field, before ^ after), []).append(key)
+    for nid in dirty_nodes - moved_only:
+        key = str(nid)
         hashed = explain_hash(graph, nid, chainable, hashes, compilation.user_hashes, position)
         nodes[key] = _node_entry(hashed, vertex_of_node)
     edges = dict(plan["edges"])
@@ -137,7 +159,14 @@ def live_plan_after(
         factories=factories,
         chained_sources=chained_sources,
     )
-    return _plan(compilation, diagnostics, nodes, edges), basis
+    touched = Touched(
+        keys={
+            "nodes": [str(n) for n in dirty_nodes - moved_only],
+            "edges": [str(i) for i in dirty_edges],
+        },
+        shifted={"nodes": shifted},
+    )
+    return _plan(compilation, diagnostics, nodes, edges), basis, touched
 
 
 _Dirty = tuple[dict[NodeId, OperatorFactory], frozenset[NodeId], set[NodeId], set[int], set[NodeId]]
@@ -294,7 +323,9 @@ RENAMED_BY = {"vertices": "head"}
 head's hash changed keeps its head node."""
 
 
-def plan_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def plan_delta(
+    old: dict[str, Any], new: dict[str, Any], touched: Touched | None = None
+) -> dict[str, Any]:
     """What turns `old` into `new`: per keyed section the new entries (`set`), the removed
     keys (`remove`), entries that stay under a new key (`rename`, old key -> new key,
     applied before the rest) and, for an entry that stays, only its fields that changed
@@ -307,7 +338,11 @@ def plan_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     A client that knows none of `patch`, `rename` and `xor` must not apply a delta with one:
     such a section always lacks `set` or `remove`, which that client requires, so it asks
     for a snapshot. Clients that know `patch` but not `rename` and `xor` are never sent
-    them (`compact_delta` says when a delta has them)."""
+    them (`compact_delta` says when a delta has them).
+
+    With `touched` (what `live_plan_after` says of `new`, made after `old`), only those
+    entries of its sections are compared, and the shifts it knows need no comparison: a
+    broken chain then costs what it moved, not a walk over every node of the plan."""
     delta: dict[str, Any] = {}
     for key in ("format", "ok", "summary", "diagnostics"):
         if old.get(key) != new.get(key):
@@ -318,22 +353,24 @@ def plan_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             continue
         changed: dict[str, Any] = {}
         patched: dict[str, Any] = {}
-        for k, entry in after.items():
-            previous = before.get(k)
+        keys = None if touched is None else touched.keys.get(section)
+        shifted = None if touched is None else touched.shifted.get(section)
+        for k in after if keys is None else keys:
+            entry, previous = after[k], before.get(k)
             if previous is entry or previous == entry:
                 continue
             if isinstance(previous, dict) and previous.keys() == entry.keys():
                 patched[k] = {f: v for f, v in entry.items() if previous[f] != v}
             else:
                 changed[k] = entry
-        removed = [k for k in before if k not in after]
+        removed = [k for k in before if k not in after] if keys is None else []
         renamed = _renamed(section, before, removed, changed, patched)
         if (patched or renamed) and changed and removed:
             changed.update((k, after[k]) for k in patched)
             changed.update((new_key, after[new_key]) for new_key in renamed.values())
             removed.extend(renamed)
             patched, renamed = {}, {}
-        xor = _xor_groups(before, renamed, patched)
+        xor = _xor_groups(before, after, renamed, patched, shifted)
         if patched or renamed or xor:
             part: dict[str, Any] = {}
             for name, value in (
@@ -393,13 +430,21 @@ def _renamed(
 
 
 def _xor_groups(
-    before: dict[str, Any], renamed: dict[str, str], patched: dict[str, Any]
+    before: dict[str, Any],
+    after: dict[str, Any],
+    renamed: dict[str, str],
+    patched: dict[str, Any],
+    shifted: Shifts | None,
 ) -> list[dict[str, Any]]:
     """The changes of `ID_FIELDS` that several entries share as one XOR, moved out of
     `patched` into groups: `field`, `by` (32 hex characters) and `keys` (a run of
-    consecutive integer keys as `[first, last]`, any other key on its own)."""
+    consecutive integer keys as `[first, last]`, any other key on its own). `shifted`:
+    changes known without comparing (their entries are not in `patched`); one no other
+    entry shares goes into `patched`, as if found there."""
     old_key = {new: old for old, new in renamed.items()}
-    shared: dict[tuple[str, int], list[str]] = {}
+    shared: dict[tuple[str, int], list[str]] = {
+        s: list(keys) for s, keys in (shifted or {}).items()
+    }
     for key, fields in patched.items():
         previous = before[old_key.get(key, key)]
         for field, value in fields.items():
@@ -407,11 +452,16 @@ def _xor_groups(
                 by = int(previous[field], 16) ^ int(value, 16)
                 shared.setdefault((field, by), []).append(key)
     groups = []
-    for (field, by), keys in shared.items():
+    for (field, by), keys in sorted(shared.items()):  # in an order of their own, not the keys'
         if len(keys) < 2:
+            for key in keys:
+                if field not in patched.get(key, ()):
+                    patched.setdefault(key, {})[field] = after[key][field]
             continue
         for key in keys:
-            fields = patched[key]
+            fields = patched.get(key)
+            if fields is None or field not in fields:
+                continue  # a known shift
             del fields[field]
             if not fields:
                 del patched[key]

@@ -33,7 +33,7 @@ from compiler.chaining import ChainPlan, chained_name
 from compiler.diagnostics import structural_errors
 from compiler.document import reread_node
 from compiler.edits import Edit, apply_edit
-from compiler.liveplan import PlanBasis, live_plan_after, live_plan_with_basis
+from compiler.liveplan import PlanBasis, Touched, live_plan_after, live_plan_with_basis, plan_delta
 from compiler.model import NodeId, StreamEdge, StreamGraph
 from compiler.pipeline import PIPELINE, Compilation, compile_document, recompile_node
 from compiler.stateful import unpinned_state_warnings
@@ -91,6 +91,9 @@ class LiveModel:
     """Whether reading the document (the compiler's first pass) said nothing."""
     basis: PlanBasis | None
     """What the plan's node and edge entries were computed from."""
+    derived: tuple[Json, Touched] | None = None
+    """The plan this model's plan was computed after, and which of its entries that could
+    change (`live_plan_after`): what `delta_from` compares."""
 
     @staticmethod
     def build(document: Json) -> LiveModel:
@@ -118,7 +121,8 @@ class LiveModel:
         """The next model after a compilation of the same edges: the plan's entries that
         did not change are this model's, and so are its diagnostics when `same` (the run
         problems and state warnings are) and the compiler said the same."""
-        plan, basis = live_plan_after(self.plan, self.basis, compilation)
+        plan, basis, touched = live_plan_after(self.plan, self.basis, compilation)
+        derived = None if touched is None else (self.plan, touched)
         if same and plan["diagnostics"] == self.compiled:
             return LiveModel(
                 document=document,
@@ -128,8 +132,10 @@ class LiveModel:
                 elements=elements,
                 read_clean=True,
                 basis=basis,
+                derived=derived,
             )
-        return LiveModel._planned(document, compilation, True, plan, basis, elements)
+        model = LiveModel._planned(document, compilation, True, plan, basis, elements)
+        return replace(model, derived=derived)
 
     @staticmethod
     def _planned(
@@ -153,6 +159,14 @@ class LiveModel:
             basis=basis,
         )
 
+    def delta_from(self, previous: LiveModel) -> Json:
+        """`plan_delta(previous.plan, self.plan)`; when this model was made from `previous`,
+        comparing only the entries its edit could change."""
+        touched = None
+        if self.derived is not None and self.derived[0] is previous.plan:
+            touched = self.derived[1]
+        return plan_delta(previous.plan, self.plan, touched)
+
     @property
     def graph(self) -> StreamGraph | None:
         return self.compilation.graph
@@ -169,7 +183,7 @@ class LiveModel:
         if not edit.affects_plan:
             node_id = _parameters_of(edit)
             if node_id is None:  # moves, `ui`, `meta`: nothing any check reads
-                return replace(self, document=document), applied
+                return replace(self, document=document, derived=None), applied
             if self.elements is not None:
                 return self._with_elements(document, {node_id}), applied
         renamed = self._renamed(document, edit)
@@ -234,6 +248,7 @@ class LiveModel:
             document=document,
             plan={**self.plan, "diagnostics": diagnostics},
             elements=elements,
+            derived=None,
         )
 
     def _renamed(self, document: Json, edit: Edit) -> LiveModel | None:
@@ -286,6 +301,7 @@ class LiveModel:
             compilation=compilation,
             basis=basis,
             plan={**self.plan, "vertices": vertices},
+            derived=None,
         )
         return model._with_elements(document, {node_id})
 

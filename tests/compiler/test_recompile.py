@@ -192,7 +192,7 @@ def test_recompiling_edit_after_edit_equals_compiling_each_document(
         expected = compile_document(after)
         got = recompile_node(current, graph, NodeId(node))
         assert products(got) == products(expected), (node, field, value)
-        new_plan, basis = live_plan_after(plan, basis, got)
+        new_plan, basis, touched = live_plan_after(plan, basis, got)
         full, fresh = live_plan_with_basis(expected)
         assert new_plan == full, (node, field, value)
         if fresh is not None:
@@ -204,5 +204,6 @@ def test_recompiling_edit_after_edit_equals_compiling_each_document(
             assert basis.vertex_of_node == fresh.vertex_of_node
             assert basis.chainable == fresh.chainable
         assert apply_plan_delta(plan, plan_delta(plan, new_plan)) == full
+        assert plan_delta(plan, new_plan, touched) == plan_delta(plan, new_plan)
         plan = new_plan
         document, current = after, got
