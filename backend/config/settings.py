@@ -264,8 +264,16 @@ endpoint holds its own body to its own limit below it; this bounds what reaches 
 before any of them looks."""
 PIPELINE_MAX_NODES = int(os.environ.get("PIPELINE_MAX_NODES", "5000"))
 PIPELINE_SNAPSHOT_EDITS = int(os.environ.get("PIPELINE_SNAPSHOT_EDITS", "50"))
-"""A co-editing edit stores its operation, not the document; every this many edits the
-working copy is stored whole again, so reading it replays at most this many."""
+"""A co-editing edit stores its operation, not the document; every this many edits (more
+for a large document, below) the working copy is stored whole again, so that reading it
+replays only that many."""
+PIPELINE_SNAPSHOT_BYTES_PER_EDIT = int(os.environ.get("PIPELINE_SNAPSHOT_BYTES_PER_EDIT", "4096"))
+"""A document of N bytes is stored whole every N / this many edits (within
+`PIPELINE_SNAPSHOT_EDITS` and `PIPELINE_SNAPSHOT_MAX_EDITS`): what its snapshots cost each
+edit then stays the same whatever its size (a megabyte, 5,000 operators, is written every
+256 edits; writing it takes tens of milliseconds)."""
+PIPELINE_SNAPSHOT_MAX_EDITS = int(os.environ.get("PIPELINE_SNAPSHOT_MAX_EDITS", "500"))
+"""The most edits a working copy's reading replays."""
 LIVE_MODEL_CACHE_BYTES = int(os.environ.get("LIVE_MODEL_CACHE_BYTES", str(16 * 1024 * 1024)))
 """The documents of the working copies each server process keeps parsed and compiled
 (`pipelines.editing`), in JSON bytes, at most (their models take about 20 times that)."""

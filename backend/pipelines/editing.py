@@ -32,7 +32,7 @@ from django.db import transaction
 from accounts.models import Role
 from accounts.selectors import membership_role
 from compiler.edits import Edit, EditRejected, find_conflict
-from compiler.liveplan import live_plan, plan_delta
+from compiler.liveplan import live_plan
 from compiler.pipeline import compile_document
 from config.errors import DocumentTooLarge
 from config.messages import ErrorBody, UserRef
@@ -185,6 +185,13 @@ def _growth_bound(applied: Edit) -> int:
     return 2 * len(json.dumps(applied.to_json(), ensure_ascii=False).encode("utf-8")) + 64
 
 
+def edits_between_snapshots(document_size: int) -> int:
+    """After how many edits stored as operations a working copy of about this many JSON
+    bytes is stored whole again (`PIPELINE_SNAPSHOT_BYTES_PER_EDIT`)."""
+    sized = document_size // settings.PIPELINE_SNAPSHOT_BYTES_PER_EDIT
+    return max(settings.PIPELINE_SNAPSHOT_EDITS, min(sized, settings.PIPELINE_SNAPSHOT_MAX_EDITS))
+
+
 Reason = Literal["conflict", "invalid", "forbidden"]
 
 
@@ -317,7 +324,7 @@ def pipeline_apply_edit(
         revision = current + 1
         fields = ["snapshot_revision", "revision", "updated_at"]
         base = current if pipeline.snapshot_revision is None else pipeline.snapshot_revision
-        if revision - base >= settings.PIPELINE_SNAPSHOT_EDITS:
+        if revision - base >= edits_between_snapshots(size):
             pipeline.document = new_document  # a new snapshot: the log replays from here
             fields.append("snapshot")
         else:
@@ -327,9 +334,7 @@ def pipeline_apply_edit(
         PipelineEdit.objects.create(
             pipeline=pipeline, revision=revision, operation=applied.to_json(), author=user
         )
-        key = (pipeline.pk, revision)
-        transaction.on_commit(lambda: _remember_edited(key, new_model, size))
-        delta = plan_delta(model.plan, new_model.plan)
+        delta = new_model.delta_from(model)
         message = EditApplied(
             revision=revision,
             clientId=client_id,
@@ -340,4 +345,8 @@ def pipeline_apply_edit(
             planDelta=delta,
         )
         publish_after_commit(pipeline.pk, message)
+        # After the broadcast: keeping the model may evict an old one, and freeing its
+        # thousands of objects is nothing the co-editors need to wait for.
+        key = (pipeline.pk, revision)
+        transaction.on_commit(lambda: _remember_edited(key, new_model, size))
     return EditOutcome(revision=revision, applied=message)

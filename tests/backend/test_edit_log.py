@@ -1,5 +1,6 @@
 """The working copy stored as a snapshot and the operations after it: an edit writes its
-operation and the revision, every `PIPELINE_SNAPSHOT_EDITS` edits the document whole, and
+operation and the revision, every `PIPELINE_SNAPSHOT_EDITS` edits (more for a large
+document) the document whole, and
 whatever reads the working copy (REST, versions, exports, the plan, a process that holds
 no model of it) reads the exact current document."""
 
@@ -83,6 +84,38 @@ def test_edits_store_operations_and_a_snapshot_every_few() -> None:
     assert plan == pipeline_plan(document=expected)
     exported = team.client("viewer").get(f"/api/pipelines/{pipeline_id}/export/")
     assert exported.status_code == 200
+
+
+def test_a_larger_document_is_stored_whole_after_more_edits() -> None:
+    team: Team = make_team()
+    pipeline_id = team.pipeline.pk
+    document = team.pipeline.document
+    node = document["nodes"][0]["id"]
+    # 60 KB of canvas notes: large beside what each edit could add to it.
+    document["nodes"][0]["ui"] = {**document["nodes"][0].get("ui", {}), "note": "n" * 60_000}
+    team.pipeline.document = document
+    team.pipeline.save()
+    editing._models.clear()
+    editing._sizes.clear()  # of the document before the notes, same revision
+    size = len(json.dumps(document, ensure_ascii=False).encode())
+    # Snapshots of this document are due every 6 edits by its size, not 3 by their number.
+    with override_settings(
+        PIPELINE_SNAPSHOT_EDITS=3,
+        PIPELINE_SNAPSHOT_BYTES_PER_EDIT=size // 6,
+        PIPELINE_SNAPSHOT_MAX_EDITS=500,
+    ):
+        bases = []
+        for revision in range(1, 8):
+            assert _edit_at(team, revision, _rename(node, f"Step {revision}")).applied
+            bases.append(_stored_snapshot(pipeline_id)[1])
+        assert bases == [0, 0, 0, 0, 0, None, 6]
+        # And never more than the most a reading replays.
+        with override_settings(PIPELINE_SNAPSHOT_MAX_EDITS=4):
+            for revision in range(8, 12):
+                assert _edit_at(team, revision, _rename(node, f"Step {revision}")).applied
+            assert _stored_snapshot(pipeline_id)[1] == 10
+    editing._models.clear()
+    assert Pipeline.objects.get(pk=pipeline_id).document["nodes"][0]["name"] == "Step 11"
 
 
 @override_settings(PIPELINE_SNAPSHOT_EDITS=50)
