@@ -113,7 +113,7 @@ test: lint $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM) $(SPARK_JAR)
 	$(TEST_SETTINGS) $(PY) manage.py wire_schema --check
 	npm run wire:check
 	$(BIN)/pytest
-	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend
+	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend -m "not runs_once"
 	npm run test:e2e
 
 # The browser's types of what the server sends (frontend/src/api/generated/), from its models.
