@@ -15,6 +15,7 @@ three values, fields by dotted paths (`parallelism`, `params.fn`, `ui.x`).
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -261,8 +262,14 @@ def edge_keys(document: dict[str, Any]) -> list[EdgeKey]:
     return keys
 
 
-def _node_index(document: dict[str, Any], node_id: int) -> int:
-    for position, node in enumerate(document.get("nodes", [])):
+def _node_index(
+    document: dict[str, Any], node_id: int, positions: Mapping[int, int] | None = None
+) -> int:
+    nodes = document.get("nodes", [])
+    position = None if positions is None else positions.get(node_id)
+    if position is not None and position < len(nodes) and nodes[position].get("id") == node_id:
+        return position
+    for position, node in enumerate(nodes):
         if node.get("id") == node_id:
             return position
     raise EditRejected("edit.unknown-node", f"there is no node {node_id}", node=node_id)
@@ -304,8 +311,12 @@ def _set_path(
         target[parts[-1]] = value
 
 
-def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Edit]:
+def apply_edit(
+    document: dict[str, Any], edit: Edit, positions: Mapping[int, int] | None = None
+) -> tuple[dict[str, Any], Edit]:
     """The document after `edit`, and the edit as applied (e.g. with its assigned node id).
+    `positions`: where each node id is in the document's node list, when the caller knows
+    (else the nodes are searched).
 
     Copy on write: the result shares every node, edge and nested object the edit does
     not change with `document`, and neither is ever modified in place.
@@ -332,20 +343,20 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
         return result, Edit(kind="add_node", node=node, edge=inbound)
     if edit.kind == "remove_node":
         node_id = _required_node(edit)
-        del nodes[_node_index(result, node_id)]
+        del nodes[_node_index(result, node_id, positions)]
         result["edges"] = [e for e in edges if node_id not in (e.get("source"), e.get("target"))]
         return result, edit
     if edit.kind == "move_node":
         node_id = _required_node(edit)
         if edit.x is None or edit.y is None:
             raise EditRejected("edit.position", "move_node needs 'x' and 'y'", node=node_id)
-        _move(nodes, _node_index(result, node_id), edit.x, edit.y)
+        _move(nodes, _node_index(result, node_id, positions), edit.x, edit.y)
         return result, edit
     if edit.kind == "move_nodes":
         if edit.moves is None:
             raise EditRejected("edit.malformed", "move_nodes needs 'moves'")
         # Every node is looked up before any moves: an unknown one refuses the whole edit.
-        indexes = [_node_index(result, node_id) for node_id, _, _ in edit.moves]
+        indexes = [_node_index(result, node_id, positions) for node_id, _, _ in edit.moves]
         for index, (_, x, y) in zip(indexes, edit.moves, strict=True):
             _move(nodes, index, x, y)
         return result, edit
@@ -355,7 +366,7 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
             raise EditRejected(
                 "edit.malformed", "set_operator needs 'operator' and 'params'", node=node_id
             )
-        index = _node_index(result, node_id)
+        index = _node_index(result, node_id, positions)
         # Only the kind and its parameters: id, name, uids, parallelism and edges stay.
         nodes[index] = {
             **nodes[index],
@@ -370,7 +381,7 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
         for end in ("source", "target"):
             if not isinstance(edge.get(end), int):
                 raise EditRejected("edit.edge", f"the edge needs an integer '{end}'", field=end)
-            _node_index(result, edge[end])
+            _node_index(result, edge[end], positions)
         edges.append(edge)
         return result, Edit(kind="connect", edge=edge)
     if edit.kind == "disconnect":
@@ -390,7 +401,7 @@ def apply_edit(document: dict[str, Any], edit: Edit) -> tuple[dict[str, Any], Ed
     value = copy.deepcopy(edit.value)
     if element == "node":
         node_id = _required_node(edit)
-        index = _node_index(result, node_id)
+        index = _node_index(result, node_id, positions)
         nodes[index] = dict(nodes[index])
         _set_path(nodes[index], field, value, node=node_id, edge=None)
     elif element == "edge":

@@ -29,8 +29,9 @@ from compiler.pipeline import Compilation, NodeChange
 FORMAT = "liveplan/v1"
 KEYED_SECTIONS = ("nodes", "vertices", "edges")
 
-Shifts = Mapping[tuple[str, int], Collection[str]]
-"""Entries of a section whose id field `field` differs by the XOR `by`: (field, by) -> keys."""
+Shifts = Mapping[tuple[str, int], Collection[int]]
+"""Entries of a section whose id field `field` differs by the XOR `by`: (field, by) -> the
+keys, of a section whose keys are integers (`str(key)` is the key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,20 +127,16 @@ def live_plan_after(
     position = compilation.positions()
     hashes, vertex_of_node = compilation.hashes, job_graph.vertex_of_node
     nodes = dict(plan["nodes"])
-    shifted: dict[tuple[str, int], list[str]] = {}
+    shifted: dict[tuple[str, int], list[int]] = {}
+    old_hashes, old_vertices = basis.hashes, basis.vertex_of_node
     for nid in moved_only:  # what its hash is made of is as it was: only its ids move
         key = str(nid)
-        nodes[key] = {
-            **nodes[key],
-            "operatorId": to_hex(hashes[nid]),
-            "vertex": to_hex(vertex_of_node[nid]),
-        }
-        for field, before, after in (
-            ("operatorId", basis.hashes[nid], hashes[nid]),
-            ("vertex", basis.vertex_of_node[nid], vertex_of_node[nid]),
-        ):
-            if before != after:
-                shifted.setdefault((field, before ^ after), []).append(key)
+        operator_id, vertex = hashes[nid], vertex_of_node[nid]
+        nodes[key] = {**nodes[key], "operatorId": to_hex(operator_id), "vertex": to_hex(vertex)}
+        if operator_id != old_hashes[nid]:
+            shifted.setdefault(("operatorId", operator_id ^ old_hashes[nid]), []).append(nid)
+        if vertex != old_vertices[nid]:
+            shifted.setdefault(("vertex", vertex ^ old_vertices[nid]), []).append(nid)
     for nid in dirty_nodes - moved_only:
         key = str(nid)
         hashed = explain_hash(graph, nid, chainable, hashes, compilation.user_hashes, position)
@@ -442,7 +439,7 @@ def _xor_groups(
     changes known without comparing (their entries are not in `patched`); one no other
     entry shares goes into `patched`, as if found there."""
     old_key = {new: old for old, new in renamed.items()}
-    shared: dict[tuple[str, int], list[str]] = {
+    shared: dict[tuple[str, int], list[str | int]] = {
         s: list(keys) for s, keys in (shifted or {}).items()
     }
     for key, fields in patched.items():
@@ -454,27 +451,30 @@ def _xor_groups(
     groups = []
     for (field, by), keys in sorted(shared.items()):  # in an order of their own, not the keys'
         if len(keys) < 2:
-            for key in keys:
-                if field not in patched.get(key, ()):
-                    patched.setdefault(key, {})[field] = after[key][field]
+            for name in map(str, keys):
+                if field not in patched.get(name, ()):
+                    patched.setdefault(name, {})[field] = after[name][field]
             continue
-        for key in keys:
-            fields = patched.get(key)
-            if fields is None or field not in fields:
-                continue  # a known shift
+        for member in keys:
+            if not isinstance(member, str):
+                continue  # a known shift: not in `patched`
+            fields = patched[member]
             del fields[field]
             if not fields:
-                del patched[key]
+                del patched[member]
         groups.append({"field": field, "by": to_hex(by), "keys": _key_runs(keys)})
     return groups
 
 
-def _key_runs(keys: list[str]) -> list[int | str | list[int]]:
-    """Keys with each run of consecutive integers written `[first, last]`."""
+def _key_runs(keys: list[str | int]) -> list[int | str | list[int]]:
+    """Keys with each run of consecutive integers written `[first, last]` (an int stands
+    for its `str`)."""
     numbers: list[int] = []
     runs: list[int | str | list[int]] = []
     for k in keys:
-        if k.isascii() and k.isdigit() and (k[0] != "0" or k == "0"):  # as str(int) writes
+        if isinstance(k, int):
+            numbers.append(k)
+        elif k.isascii() and k.isdigit() and (k[0] != "0" or k == "0"):  # as str(int) writes
             numbers.append(int(k))
         else:
             runs.append(k)

@@ -179,7 +179,8 @@ class LiveModel:
         """The model after `edit`, and the edit as applied. Raises `EditRejected` for an
         edit that does not apply and `EditUnreadable` for one that would leave the
         document unreadable as a graph."""
-        document, applied = apply_edit(self.document, edit)
+        positions = None if self.elements is None else self.elements.positions
+        document, applied = apply_edit(self.document, edit, positions)
         if not edit.affects_plan:
             node_id = _parameters_of(edit)
             if node_id is None:  # moves, `ui`, `meta`: nothing any check reads
