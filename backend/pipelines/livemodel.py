@@ -326,28 +326,40 @@ def _updated_elements(
         found = element_runnability(document, node_ids, near)
     except Exception:  # unreadable: the whole check says so
         return None, False
-    node_runs = dict(elements.node_runs)
-    edge_runs = list(elements.edge_runs)
-    node_states = dict(elements.node_states)
-    same = True
-    for node_id, problems in found.nodes.items():
-        node_runs[node_id] = [_staged(d.to_json(), RUN_STAGE) for d in problems]
-        same = same and node_runs[node_id] == elements.node_runs.get(node_id)
-    for index, problems in found.edges.items():
-        edge_runs[index] = [_staged(d.to_json(), RUN_STAGE) for d in problems]
-        same = same and edge_runs[index] == elements.edge_runs[index]
+    # What differs, then copies of the tables only for that: they have an entry per node.
+    node_runs = {
+        node_id: runs
+        for node_id, problems in found.nodes.items()
+        if (runs := [_staged(d.to_json(), RUN_STAGE) for d in problems])
+        != elements.node_runs.get(node_id)
+    }
+    edge_runs = {
+        index: runs
+        for index, problems in found.edges.items()
+        if (runs := [_staged(d.to_json(), RUN_STAGE) for d in problems])
+        != elements.edge_runs[index]
+    }
+    node_states = {}
     for node_id in node_ids:
         node = elements.node(document, node_id)
         if node is not None:
-            node_states[node_id] = _state_warnings(node)
-            same = same and node_states[node_id] == elements.node_states.get(node_id)
+            warnings = _state_warnings(node)
+            if warnings != elements.node_states.get(node_id):
+                node_states[node_id] = warnings
+    if not (node_runs or edge_runs or node_states):
+        return elements, True
+    every_edge_run = list(elements.edge_runs)
+    for index, runs in edge_runs.items():
+        every_edge_run[index] = runs
     updated = _Elements(
-        node_runs=node_runs,
-        edge_runs=edge_runs,
-        node_states=node_states,
+        node_runs={**elements.node_runs, **node_runs} if node_runs else elements.node_runs,
+        edge_runs=every_edge_run,
+        node_states=(
+            {**elements.node_states, **node_states} if node_states else elements.node_states
+        ),
         positions=elements.positions,
     )
-    return updated, same
+    return updated, False
 
 
 def _later_passes(document: Json, compilation: Compilation) -> None:
