@@ -22,7 +22,7 @@ recursion; a property test checks both agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from compiler.chainability import is_chainable_source
@@ -206,34 +206,48 @@ def rebuild_chains(
             rebuilt.add(edge.target)
     rebuilt &= heads
 
-    def chained_children(head: NodeId) -> dict[NodeId, list[StreamEdge]]:
-        """The chainable out-edges of the nodes of the chain from `head`."""
+    out_edges = graph.out_edges
+
+    def rebuilt_chain(head: NodeId) -> Chain:
+        """The chain from `head`, in one walk over its nodes: in `_post_order`, and each
+        one's other out-edges (in order) after those of the nodes chained to it."""
+        linear = _linear_chain(graph, chainable, head)
+        if linear is not None:
+            return linear
         children: dict[NodeId, list[StreamEdge]] = {}
-        pending = [head]
-        while pending:
-            nid = pending.pop()
-            out = [e for e in graph.out_edges[nid] if chainable[e.index]]
-            if out:
-                children[nid] = out
-                pending.extend(e.target for e in out)
-        return children
+        order: list[NodeId] = []
+        transitive: list[StreamEdge] = []
+
+        def entered(nid: NodeId) -> tuple[NodeId, Iterator[StreamEdge]]:
+            chained = [e for e in out_edges[nid] if chainable[e.index]]
+            if chained:
+                children[nid] = chained
+            return nid, iter(chained)
+
+        stack = [entered(head)]
+        while stack:
+            nid, pending = stack[-1]
+            edge = next(pending, None)
+            if edge is None:
+                stack.pop()
+                order.append(nid)
+                transitive.extend(e for e in out_edges[nid] if not chainable[e.index])
+            else:
+                stack.append(entered(edge.target))
+        return Chain(
+            head=head,
+            nodes=tuple(order),
+            chained_sources=(),
+            name=chained_name(graph, head, children, ()),
+            transitive_out_edges=tuple(transitive),
+        )
 
     chains: dict[NodeId, Chain] = {}
     new_head_of = dict(head_of)
     for head in rebuilt:
-        children = chained_children(head)
-        order = _post_order(head, children)
-        for nid in order:
+        chain = chains[head] = rebuilt_chain(head)
+        for nid in chain.nodes:
             new_head_of[nid] = head
-        chains[head] = Chain(
-            head=head,
-            nodes=order,
-            chained_sources=(),
-            name=chained_name(graph, head, children, ()),
-            transitive_out_edges=tuple(
-                e for nid in order for e in graph.out_edges[nid] if not chainable[e.index]
-            ),
-        )
 
     def chain_of(head: NodeId) -> Chain:
         return chains.get(head) or by_head[head]
@@ -241,6 +255,33 @@ def rebuild_chains(
     # The entry points are the sources in ascending id: none is folded here.
     created = _creation_order(graph.source_ids, lambda h: chain_of(h).transitive_out_edges)
     return ChainPlan(chains=tuple(chain_of(h) for h in created), head_of=new_head_of), rebuilt
+
+
+def _linear_chain(graph: StreamGraph, chainable: list[bool], head: NodeId) -> Chain | None:
+    """The chain from `head` (no chained sources) when each of its nodes chains to one
+    other at most, as most do: a path, walked once, whose `_post_order` is its reverse and
+    whose name is its nodes' names joined. None when the chain branches."""
+    nodes, out_edges = graph.nodes, graph.out_edges
+    path: list[NodeId] = []
+    others: list[list[StreamEdge]] = []
+    nid = head
+    while True:
+        out = out_edges[nid]
+        chained = [e for e in out if chainable[e.index]]
+        if len(chained) > 1:
+            return None
+        path.append(nid)
+        others.append([e for e in out if not chainable[e.index]] if len(chained) < len(out) else [])
+        if not chained:
+            break
+        nid = chained[0].target
+    return Chain(
+        head=head,
+        nodes=tuple(reversed(path)),
+        chained_sources=(),
+        name=" -> ".join([nodes[n].name for n in path]),
+        transitive_out_edges=tuple(e for edges in reversed(others) for e in edges),
+    )
 
 
 def _creation_order(
