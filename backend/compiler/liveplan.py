@@ -127,16 +127,25 @@ def live_plan_after(
     position = compilation.positions()
     hashes, vertex_of_node = compilation.hashes, job_graph.vertex_of_node
     nodes = dict(plan["nodes"])
-    shifted: dict[tuple[str, int], list[int]] = {}
+    # The nodes whose ids alone moved: often thousands, so this loop is kept lean (ids
+    # written as `to_hex` writes them, shifts grouped by their XOR).
+    by_operator: dict[int, list[int]] = {}
+    by_vertex: dict[int, list[int]] = {}
     old_hashes, old_vertices = basis.hashes, basis.vertex_of_node
-    for nid in moved_only:  # what its hash is made of is as it was: only its ids move
+    for nid in moved_only:
         key = str(nid)
         operator_id, vertex = hashes[nid], vertex_of_node[nid]
-        nodes[key] = {**nodes[key], "operatorId": to_hex(operator_id), "vertex": to_hex(vertex)}
-        if operator_id != old_hashes[nid]:
-            shifted.setdefault(("operatorId", operator_id ^ old_hashes[nid]), []).append(nid)
-        if vertex != old_vertices[nid]:
-            shifted.setdefault(("vertex", vertex ^ old_vertices[nid]), []).append(nid)
+        entry = nodes[key] = nodes[key].copy()
+        entry["operatorId"] = operator_id.to_bytes(16, "big").hex()
+        entry["vertex"] = vertex.to_bytes(16, "big").hex()
+        if operator_id != (before := old_hashes[nid]):
+            by_operator.setdefault(operator_id ^ before, []).append(nid)
+        if vertex != (before := old_vertices[nid]):
+            by_vertex.setdefault(vertex ^ before, []).append(nid)
+    shifted = {
+        **{("operatorId", by): keys for by, keys in by_operator.items()},
+        **{("vertex", by): keys for by, keys in by_vertex.items()},
+    }
     for nid in dirty_nodes - moved_only:
         key = str(nid)
         hashed = explain_hash(graph, nid, chainable, hashes, compilation.user_hashes, position)
