@@ -46,7 +46,9 @@ SCALE_RATIO = 1.5
 
 
 def pipeline_document(operators: int = 200) -> dict[str, Any]:
-    """Four source chains of map/filter operators, keyed halfway, each ending in a sink."""
+    """Four source chains of map/filter operators, keyed halfway, each ending in a sink: a
+    pipeline that runs, as one being edited in earnest mostly does (its plan carries a
+    handful of diagnostics, not one per operator)."""
     nodes: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
     per_branch = operators // 4
@@ -54,27 +56,34 @@ def pipeline_document(operators: int = 200) -> dict[str, Any]:
         previous = None
         for position in range(per_branch):
             node_id = branch * per_branch + position + 1
+            params: dict[str, Any]
             if position == 0:
                 name, operator, factory = f"Source: s{branch}", "source.sequence", "SOURCE"
+                params = {"from": 0, "to": 999}
             elif position == per_branch - 1:
                 name, operator, factory = f"Sink: out{branch}", "sink.print", "OPERATOR"
+                params = {}
+            elif position % 2:
+                name, operator, factory, params = "Map", "map", "OPERATOR", {"fn": "x"}
             else:
-                name = "Map" if position % 2 else "Filter"
-                operator, factory = ("map" if position % 2 else "filter"), "OPERATOR"
+                name, operator, factory = "Filter", "filter", "OPERATOR"
+                params = {"predicate": "x >= 0"}
             nodes.append(
                 {
                     "id": node_id,
                     "name": name,
                     "operator": operator,
-                    "params": {"fn": "x"},
+                    "params": params,
                     "parallelism": 4,
                     "factory": factory,
                     "ui": {"x": position * 180, "y": branch * 140},
                 }
             )
             if previous is not None:
-                partitioner = "HASH" if position == per_branch // 2 else "FORWARD"
-                edges.append({"source": previous, "target": node_id, "partitioner": partitioner})
+                edge = {"source": previous, "target": node_id, "partitioner": "FORWARD"}
+                if position == per_branch // 2:
+                    edge.update(partitioner="HASH", key={"fn": "x % 10"})
+                edges.append(edge)
             previous = node_id
     return {
         "format": "streamgraph/v1",
@@ -92,10 +101,12 @@ EDIT_KINDS = ("rename", "expression", "move", "chaining")
 def edits(count: int, document: dict[str, Any]) -> list[dict[str, Any]]:
     """A realistic mix, `EDIT_KINDS` in turn: renames, expression changes, moves, and
     chaining strategy toggles (half of them breaking a chain)."""
-    node_ids = [n["id"] for n in document["nodes"] if n["operator"] in ("map", "filter")]
+    operators = {n["id"]: n["operator"] for n in document["nodes"]}
+    node_ids = [n for n, operator in operators.items() if operator in ("map", "filter")]
     result = []
     for i in range(count):
         node = node_ids[(i * 7) % len(node_ids)]
+        expression = "params.fn" if operators[node] == "map" else "params.predicate"
         match i % 4:
             case 0:
                 edit = {
@@ -110,8 +121,8 @@ def edits(count: int, document: dict[str, Any]) -> list[dict[str, Any]]:
                     "kind": "set_field",
                     "element": "node",
                     "nodeId": node,
-                    "field": "params.fn",
-                    "value": f"x + {i}",
+                    "field": expression,
+                    "value": f"x + {i}" if operators[node] == "map" else f"x > {i}",
                 }
             case 2:
                 edit = {"kind": "move_node", "nodeId": node, "x": i % 900, "y": i % 500}
