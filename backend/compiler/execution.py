@@ -13,6 +13,7 @@ producers and T consumers, never S * T.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from compiler.diagnostics import Diagnostic, Location
 from compiler.jobgraph import JobEdge, JobGraph, JobVertex
@@ -117,8 +118,11 @@ class ExecutionGraph:
         return sum(v.parallelism for v in self.vertices)
 
 
+@lru_cache(maxsize=256)
 def pointwise_groups(producers: int, consumers: int) -> tuple[PartitionGroup, ...]:
-    """`computeVertexInputInfoForPointwise` grouped by identical partition ranges."""
+    """`computeVertexInputInfoForPointwise` grouped by identical partition ranges (the same
+    tuple for the same parallelisms: a plan of thousands of forward edges asks for one or
+    two, and nothing changes a group once made)."""
     s, t = producers, consumers
     if s >= t:
         return tuple(
@@ -134,7 +138,6 @@ def effective_parallelism(
     vertex: JobVertex,
 ) -> tuple[int, int, bool, list[Diagnostic]]:
     """Parallelism, max parallelism, whether it was derived, and the scheduler's errors."""
-    where = Location(node=vertex.head, field="parallelism")
     problems: list[Diagnostic] = []
     parallelism = 1 if vertex.parallelism == -1 else vertex.parallelism
     max_parallelism = vertex.max_parallelism
@@ -151,7 +154,7 @@ def effective_parallelism(
                 Diagnostic(
                     "execution.bounds",
                     f"Setting {setting} is not in valid bounds (1..32768), found: {value}",
-                    where,
+                    Location(node=vertex.head, field="parallelism"),
                 )
             )
     if not problems and parallelism > max_parallelism:
@@ -161,7 +164,7 @@ def effective_parallelism(
                 f"Vertex {vertex.name}'s parallelism ({parallelism}) is higher than the max "
                 f"parallelism ({max_parallelism}). Please lower the parallelism or increase "
                 "the max parallelism.",
-                where,
+                Location(node=vertex.head, field="parallelism"),
             )
         )
     return parallelism, max_parallelism, derived, problems
