@@ -135,9 +135,13 @@ def live_plan_after(
     for nid in moved_only:
         key = str(nid)
         operator_id, vertex = hashes[nid], vertex_of_node[nid]
-        entry = nodes[key] = nodes[key].copy()
-        entry["operatorId"] = operator_id.to_bytes(16, "big").hex()
-        entry["vertex"] = vertex.to_bytes(16, "big").hex()
+        entry = nodes[key]
+        nodes[key] = {  # `_node_entry`'s fields
+            "operatorId": operator_id.to_bytes(16, "big").hex(),
+            "userDefinedId": entry["userDefinedId"],
+            "vertex": vertex.to_bytes(16, "big").hex(),
+            "hashBasis": entry["hashBasis"],
+        }
         if operator_id != (before := old_hashes[nid]):
             by_operator.setdefault(operator_id ^ before, []).append(nid)
         if vertex != (before := old_vertices[nid]):
@@ -448,52 +452,62 @@ def _xor_groups(
     changes known without comparing (their entries are not in `patched`); one no other
     entry shares goes into `patched`, as if found there."""
     old_key = {new: old for old, new in renamed.items()}
-    shared: dict[tuple[str, int], list[str | int]] = {
-        s: list(keys) for s, keys in (shifted or {}).items()
-    }
+    known = shifted or {}
+    found: dict[tuple[str, int], list[str]] = {}
     for key, fields in patched.items():
         previous = before[old_key.get(key, key)]
         for field, value in fields.items():
             if field in ID_FIELDS and isinstance(value, str) and isinstance(previous[field], str):
                 by = int(previous[field], 16) ^ int(value, 16)
-                shared.setdefault((field, by), []).append(key)
+                found.setdefault((field, by), []).append(key)
     groups = []
-    for (field, by), keys in sorted(shared.items()):  # in an order of their own, not the keys'
-        if len(keys) < 2:
-            for name in map(str, keys):
+    for shift in sorted(known.keys() | found.keys()):  # in an order of their own
+        field, by = shift
+        numbers, keys = known.get(shift, ()), found.get(shift, [])
+        if len(numbers) + len(keys) < 2:
+            for name in [*map(str, numbers), *keys]:
                 if field not in patched.get(name, ()):
                     patched.setdefault(name, {})[field] = after[name][field]
             continue
-        for member in keys:
-            if not isinstance(member, str):
-                continue  # a known shift: not in `patched`
-            fields = patched[member]
+        for key in keys:
+            fields = patched[key]
             del fields[field]
             if not fields:
-                del patched[member]
-        groups.append({"field": field, "by": to_hex(by), "keys": _key_runs(keys)})
+                del patched[key]
+        groups.append({"field": field, "by": to_hex(by), "keys": _key_runs(keys, numbers)})
     return groups
 
 
-def _key_runs(keys: list[str | int]) -> list[int | str | list[int]]:
-    """Keys with each run of consecutive integers written `[first, last]` (an int stands
-    for its `str`)."""
-    numbers: list[int] = []
+def _key_runs(keys: list[str], numbers: Collection[int] = ()) -> list[int | str | list[int]]:
+    """Keys with each run of consecutive integers written `[first, last]`; `numbers`: more
+    keys, given as the integers they are written as."""
+    integers = list(numbers)
     runs: list[int | str | list[int]] = []
     for k in keys:
-        if isinstance(k, int):
-            numbers.append(k)
-        elif k.isascii() and k.isdigit() and (k[0] != "0" or k == "0"):  # as str(int) writes
-            numbers.append(int(k))
+        if k.isascii() and k.isdigit() and (k[0] != "0" or k == "0"):  # as str(int) writes
+            integers.append(int(k))
         else:
             runs.append(k)
-    numbers.sort()
-    start = 0
-    for end in range(1, len(numbers) + 1):
-        if end == len(numbers) or numbers[end] != numbers[end - 1] + 1:
-            first, last = numbers[start], numbers[end - 1]
-            runs.append(first if first == last else [first, last])
-            start = end
+    integers.sort()
+    spans: list[list[int]] = []
+
+    def add(low: int, high: int) -> None:
+        """The runs of `integers[low:high]`, found by halving: a long run costs one
+        comparison, not a step per key (a broken chain shifts thousands of ids)."""
+        first, last = integers[low], integers[high - 1]
+        if last - first == high - 1 - low:
+            if spans and spans[-1][1] + 1 == first:
+                spans[-1][1] = last
+            else:
+                spans.append([first, last])
+        else:
+            middle = (low + high) // 2
+            add(low, middle)
+            add(middle, high)
+
+    if integers:
+        add(0, len(integers))
+    runs.extend(first if first == last else [first, last] for first, last in spans)
     return runs
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compiler.edits import Edit, apply_edit
-from compiler.liveplan import apply_plan_delta, live_plan, plan_delta
+from compiler.liveplan import _key_runs, _run_keys, apply_plan_delta, live_plan, plan_delta
 from compiler.pipeline import compile_document
 
 FIXTURES = Path(__file__).parent / "data" / "fixtures"
@@ -121,3 +124,20 @@ def test_a_section_with_a_patch_lacks_set_or_remove(new_nodes: dict[str, Any]) -
     else:
         assert "set" in section and "remove" in section
     assert apply_plan_delta(old, plan_delta(old, {"nodes": new_nodes})) == {"nodes": new_nodes}
+
+
+def test_key_runs_write_each_run_of_integers_once() -> None:
+    keys = ["7", "x", "05", "3", "4"]
+    assert _key_runs(keys, [5, 6, 10, 12, 11]) == ["x", "05", [3, 7], [10, 12]]
+
+
+@given(st.sets(st.integers(min_value=0, max_value=300)), st.integers(min_value=0, max_value=3))
+def test_key_runs_give_back_their_keys(numbers: set[int], as_text: int) -> None:
+    ordered = sorted(numbers)
+    texts = [str(n) for n in ordered[::2]] if as_text else []
+    rest = ordered[1::2] if as_text else ordered
+    runs = _key_runs(texts, rest)
+    assert sorted(_run_keys(runs), key=int) == [str(n) for n in ordered]
+    spans = [r if isinstance(r, list) else [r, r] for r in runs]
+    # Maximal: no run ends where the next begins.
+    assert all(a[1] + 1 < b[0] for a, b in pairwise(spans))
