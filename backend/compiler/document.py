@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import fields, replace
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -144,6 +144,9 @@ def read_document(raw: object) -> tuple[StreamGraph | None, list[Diagnostic]]:
     return graph, reader.diagnostics
 
 
+_NODE_FIELDS = tuple(f.name for f in fields(StreamNode))
+
+
 def reread_node(
     graph: StreamGraph, before: Mapping[str, Any], after: Mapping[str, Any]
 ) -> StreamGraph | None:
@@ -151,7 +154,8 @@ def reread_node(
     document entry from `before` to `after`, when nothing else of the graph depends on
     what changed; None when the node no longer reads cleanly or the change reaches past it
     (its id, uid or slot sharing group, or a parallelism that changes the default
-    partitioner of an edge or breaks a FORWARD edge): the document is read whole then."""
+    partitioner of an edge or breaks a FORWARD edge): the document is read whole then.
+    `graph` itself when the node reads as it was (a field set to its default, say)."""
     for key in ("id", "uid", "slotSharingGroup"):
         if before.get(key) != after.get(key):
             return None
@@ -162,6 +166,8 @@ def reread_node(
         return None
     old = graph.nodes[NodeId(node_id)]
     new = replace(read[NodeId(node_id)], slot_sharing_group=old.slot_sharing_group)
+    if all(getattr(new, f) == getattr(old, f) for f in _NODE_FIELDS):
+        return graph
     if new.parallelism != old.parallelism:
         for edge in (*graph.in_edges[old.id], *graph.out_edges[old.id]):
             if not edge.partitioner_chosen or edge.partitioner is Partitioner.FORWARD:

@@ -13,7 +13,8 @@ the pipeline:
   the node's edges chain (a data set's id hashes the names of its edge's ends): the name
   of the one vertex the node runs in, and the node's state warning;
 * another field of a node, in a document read without diagnostics: that node is read
-  again (`compiler.document.reread_node`), the passes after reading run over the graph,
+  again (`compiler.document.reread_node`); if it reads as it was (a field set to its
+  default), only its run checks run again; else the passes after reading run over the graph,
   and only the plan entries whose inputs changed are computed again
   (`compiler.liveplan.live_plan_after`); an edit that breaks a chain still changes the
   OperatorID of every operator downstream;
@@ -191,6 +192,8 @@ class LiveModel:
         if renamed is not None:
             return renamed, applied
         compilation = self._node_reread(document, edit)
+        if compilation is self.compilation:
+            return self._with_elements(document, {_required(edit.node_id)}), applied
         if compilation is None:
             compilation = compile_document(document)
             model = None
@@ -226,10 +229,12 @@ class LiveModel:
         after = self.elements.node(document, edit.node_id)
         if before is None or after is None:
             return None
-        graph = reread_node(graph, before, after)
-        if graph is None:
+        reread = reread_node(graph, before, after)
+        if reread is None:
             return None
-        return recompile_node(self.compilation, graph, NodeId(edit.node_id))
+        if reread is graph:  # the node reads as it was: nothing compiled changes
+            return self.compilation
+        return recompile_node(self.compilation, reread, NodeId(edit.node_id))
 
     def _with_elements(self, document: Json, node_ids: set[int]) -> LiveModel:
         """The model with the run problems and state warnings of these nodes (and of their
@@ -367,6 +372,11 @@ def _later_passes(document: Json, compilation: Compilation) -> None:
     for step in PIPELINE[1:]:
         if not step.run(document, compilation):
             break
+
+
+def _required(node_id: int | None) -> int:
+    assert node_id is not None  # an edit of a node's field names it
+    return node_id
 
 
 def _parameters_of(edit: Edit) -> int | None:

@@ -252,3 +252,22 @@ def test_breaking_a_long_chain_rehashes_only_downstream() -> None:
         moved = [n for n, h in expected.hashes.items() if before.hashes[n] != h]
         branch_end = (node - 1) // 100 * 100 + 100
         assert sorted(moved) == list(range(node - 1, branch_end + 1))
+
+
+def test_a_field_set_to_what_the_node_reads_as_compiles_nothing() -> None:
+    model = LiveModel.build(pipeline_document(400))
+    # Map and filter chain by default: setting ALWAYS leaves the graph as it was read.
+    edit = Edit.from_json(
+        {
+            "kind": "set_field",
+            "element": "node",
+            "nodeId": 3,
+            "field": "chainingStrategy",
+            "value": "ALWAYS",
+        }
+    )
+    after, _ = model.apply(edit)
+    assert after.compilation is model.compilation
+    assert after.document["nodes"][2]["chainingStrategy"] == "ALWAYS"
+    assert after.plan == document_live_plan(document=after.document) == model.plan
+    assert after.delta_from(model) == {}
