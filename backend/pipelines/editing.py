@@ -22,6 +22,8 @@ from __future__ import annotations
 import gc
 import json
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -126,6 +128,21 @@ def _settle() -> None:
         _keep_from_the_collector()
     else:
         gc.freeze()
+
+
+@contextmanager
+def _collector_paused(model: LiveModel) -> Iterator[None]:
+    """The cyclic collector paused while a large model is edited: the edit makes thousands
+    of objects that outlive it and no cycles, and the collector's passes over them cost a
+    tenth of an edit that breaks a chain of 5,000 operators."""
+    if len(model.document.get("nodes", ())) < FREEZE_NODES or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _keep_from_the_collector() -> None:
@@ -297,7 +314,8 @@ def pipeline_apply_edit(
         key = (pipeline.pk, current)
         model = pipeline_live_model(pipeline_id=pipeline.pk, revision=current)
         try:
-            new_model, applied = model.apply(parsed)
+            with _collector_paused(model):
+                new_model, applied = model.apply(parsed)
             size = _size_bound(key, model.document) + _growth_bound(applied)
             if size > settings.PIPELINE_MAX_DOCUMENT_BYTES:
                 size = document_bytes(new_model.document)
