@@ -257,6 +257,21 @@ def rebuild_chains(
     return ChainPlan(chains=tuple(chain_of(h) for h in created), head_of=new_head_of), rebuilt
 
 
+def chain_name(graph: StreamGraph, chainable: list[bool], chain: Chain) -> str:
+    """`chained_name` of `chain`'s nodes in `graph` (whose names may differ from those the
+    chain was built with), one walk for a chain that does not branch."""
+    if not chain.chained_sources:
+        linear = _linear_chain(graph, chainable, chain.head)
+        if linear is not None:
+            return linear.name
+    children: dict[NodeId, list[StreamEdge]] = {}
+    for member in chain.nodes:
+        out = [e for e in graph.out_edges[member] if chainable[e.index]]
+        if out:
+            children[member] = out
+    return chained_name(graph, chain.head, children, chain.chained_sources)
+
+
 def _linear_chain(graph: StreamGraph, chainable: list[bool], head: NodeId) -> Chain | None:
     """The chain from `head` (no chained sources) when each of its nodes chains to one
     other at most, as most do: a path, walked once, whose `_post_order` is its reverse and

@@ -30,12 +30,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from compiler.chaining import ChainPlan, chained_name
+from compiler.chaining import ChainPlan, chain_name
 from compiler.diagnostics import structural_errors
 from compiler.document import reread_node
 from compiler.edits import Edit, apply_edit
 from compiler.liveplan import PlanBasis, Touched, live_plan_after, live_plan_with_basis, plan_delta
-from compiler.model import NodeId, StreamEdge, StreamGraph
+from compiler.model import NodeId, StreamGraph
 from compiler.pipeline import PIPELINE, Compilation, compile_document, recompile_node
 from compiler.stateful import unpinned_state_warnings
 from pipelines.documents import RUN_STAGE, STATE_STAGE
@@ -289,12 +289,7 @@ class LiveModel:
         chain = next(c for c in chains.chains if c.head == head)
         if node_id not in chain.nodes:  # a chained source
             return None
-        children: dict[NodeId, list[StreamEdge]] = {}
-        for member in chain.nodes:
-            out = [e for e in graph.out_edges[member] if chainable[e.index]]
-            if out:
-                children[member] = out
-        name = chained_name(graph, head, children, chain.chained_sources)
+        name = chain_name(graph, chainable, chain)
         vertex = self.plan["nodes"][str(head)]["vertex"]
         vertices = dict(self.plan["vertices"])
         vertices[vertex] = {**vertices[vertex], "name": name}
