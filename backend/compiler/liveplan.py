@@ -131,6 +131,9 @@ def live_plan_after(
     # written as `to_hex` writes them, shifts grouped by their XOR).
     by_operator: dict[int, list[int]] = {}
     by_vertex: dict[int, list[int]] = {}
+    # The last shift of each field and its keys: most nodes share one (a change upstream
+    # XORs every hash after it by the same value), so it is looked up only when it differs.
+    operator_by, operator_keys, vertex_by, vertex_keys = -1, [], -1, []
     old_hashes, old_vertices = basis.hashes, basis.vertex_of_node
     for nid in moved_only:
         key = str(nid)
@@ -143,9 +146,13 @@ def live_plan_after(
             "hashBasis": entry["hashBasis"],
         }
         if operator_id != (before := old_hashes[nid]):
-            by_operator.setdefault(operator_id ^ before, []).append(nid)
+            if (by := operator_id ^ before) != operator_by:
+                operator_by, operator_keys = by, by_operator.setdefault(by, [])
+            operator_keys.append(nid)
         if vertex != (before := old_vertices[nid]):
-            by_vertex.setdefault(vertex ^ before, []).append(nid)
+            if (by := vertex ^ before) != vertex_by:
+                vertex_by, vertex_keys = by, by_vertex.setdefault(by, [])
+            vertex_keys.append(nid)
     shifted = {
         **{("operatorId", by): keys for by, keys in by_operator.items()},
         **{("vertex", by): keys for by, keys in by_vertex.items()},
