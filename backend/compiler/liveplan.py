@@ -136,8 +136,10 @@ def live_plan_after(
     operator_by, operator_keys, vertex_by, vertex_keys = -1, [], -1, []
     old_hashes, old_vertices = basis.hashes, basis.vertex_of_node
     for nid in moved_only:
-        key = str(nid)
         operator_id, vertex = hashes[nid], vertex_of_node[nid]
+        if operator_id == old_hashes[nid] and vertex == old_vertices[nid]:
+            continue  # in a chain built again, upstream of where it split: as it was
+        key = str(nid)
         entry = nodes[key]
         nodes[key] = {  # `_node_entry`'s fields
             "operatorId": operator_id.to_bytes(16, "big").hex(),
@@ -199,15 +201,17 @@ def _dirty_after_change(compilation: Compilation, basis: PlanBasis, change: Node
     assert graph is not None and chains is not None
     # `recompile_node` leaves no chained source: each node's head factory is its chain
     # head's, which can differ only in the chains it built again.
-    factories = dict(basis.factories)
     by_head = {chain.head: chain for chain in chains.chains}
     basis_changed = {change.node, *(e.source for e in change.flipped)}
     dirty_nodes = basis_changed | change.moved
+    refactored: dict[NodeId, OperatorFactory] = {}
     for head in change.rebuilt:
         factory = graph.nodes[head].factory
         for nid in by_head[head].nodes:
-            factories[nid] = factory
+            if basis.factories.get(nid) is not factory:
+                refactored[nid] = factory
         dirty_nodes.update(by_head[head].nodes)  # their vertex
+    factories = {**basis.factories, **refactored} if refactored else basis.factories
     for chain in chains.chains:
         if chain.head in change.moved:
             dirty_nodes.update(chain.nodes)  # their vertex

@@ -220,8 +220,11 @@ def recompile_node(previous: Compilation, graph: StreamGraph, node_id: NodeId) -
         graph, result.chained_outputs, previous.hashes, previous.positions(), changed
     )
     result._positions = previous.positions()  # the same traversal
-    result.user_hashes = dict(previous.user_hashes)
-    result.user_hashes[node_id] = user_hash(graph.nodes[node_id])
+    user = user_hash(graph.nodes[node_id])
+    if user == previous.user_hashes.get(node_id):
+        result.user_hashes = previous.user_hashes  # products are never changed once made
+    else:
+        result.user_hashes = {**previous.user_hashes, node_id: user}
     result.chains, heads = rebuilt
     assert previous.graph is not None  # checked before rechaining
     result.change = NodeChange(previous.graph, node_id, flipped, moved, heads)
