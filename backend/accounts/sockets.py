@@ -193,6 +193,19 @@ class MemberSocket(AsyncWebsocketConsumer, Generic[A], ABC):
         if not self.closed:
             self._recheck = asyncio.create_task(self._recheck_forever())
 
+    async def send(  # type: ignore[override]  # as AsyncWebsocketConsumer's, in its stubs
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        """Send to the client, unless it has gone: then the message is dropped and the socket
+        counts as closing, and the server's disconnect, which follows, cleans up. Letting the
+        error through (the server raises an `OSError` on a send to a closed connection) would
+        stop the consumer before that: its tasks would run and its presence stay for ever.
+        A message broadcast to everyone meets such a client whenever several leave at once."""
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except OSError:
+            self.closed = True
+
     async def disconnect(self, code: int) -> None:
         self.closed = True
         if self._recheck is not None:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
+from rest_framework.authtoken.models import Token
 from websockets.asyncio.client import ClientConnection, connect
 
 from config.asgi_server import free_port, uvicorn_command, wait_until_listening
@@ -256,3 +257,38 @@ def test_deep_nesting_on_the_anonymous_endpoint_is_a_small_json_400(server: str)
     assert raised.value.headers["Content-Type"] == "application/json"
     assert json.loads(answer)["error"]["code"] == "malformed-json"
     assert len(answer) < 1_000
+
+
+def test_clients_that_leave_together_leave_no_one_present(server: str) -> None:
+    # Each departure is broadcast to the others while they close too: a socket that found
+    # its client gone while forwarding one used to stop before its own cleanup, staying
+    # present to everyone (and polling the database) for as long as the server ran.
+    # A token of her own: the sign-ins of the tests before count against this address.
+    token = Token.objects.create(user=User.objects.create_user(username="carol")).key
+    carol = Http(server, token)
+    status, workspace = carol.call("POST", "/api/workspaces/", {"name": "Leaving"})
+    assert status == 201, workspace
+    status, pipeline = carol.call(
+        "POST",
+        "/api/pipelines/",
+        {"workspace": workspace["id"], "name": "Crowd", "document": make_document()},
+    )
+    assert status == 201, pipeline
+    url = f"ws://{server}/ws/pipelines/{pipeline['id']}/?deltas=2&token={token}"
+
+    async def present_after_all_left() -> list[dict[str, Any]]:
+        crowd = [await connect(url) for _ in range(16)]
+        for ws in crowd:
+            await next_message(ws, "snapshot")
+        await asyncio.gather(*(ws.close() for ws in crowd))
+        presence: list[dict[str, Any]] = []
+        for _ in range(20):  # the server handles each close within moments
+            async with connect(url) as newcomer:
+                presence = (await next_message(newcomer, "snapshot"))["presence"]
+            if len(presence) == 1:
+                break
+            await asyncio.sleep(0.25)
+        return presence
+
+    presence = asyncio.run(present_after_all_left())
+    assert len(presence) == 1, f"still present after leaving: {len(presence) - 1}"
