@@ -22,7 +22,7 @@ recursion; a property test checks both agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from compiler.chainability import is_chainable_source
@@ -209,37 +209,28 @@ def rebuild_chains(
     out_edges = graph.out_edges
 
     def rebuilt_chain(head: NodeId) -> Chain:
-        """The chain from `head`, in one walk over its nodes: in `_post_order`, and each
-        one's other out-edges (in order) after those of the nodes chained to it."""
+        """The chain from `head`: walked once when it does not branch (most do), else
+        through its chained out-edges and `_post_order`."""
         linear = _linear_chain(graph, chainable, head)
         if linear is not None:
             return linear
         children: dict[NodeId, list[StreamEdge]] = {}
-        order: list[NodeId] = []
-        transitive: list[StreamEdge] = []
-
-        def entered(nid: NodeId) -> tuple[NodeId, Iterator[StreamEdge]]:
-            chained = [e for e in out_edges[nid] if chainable[e.index]]
-            if chained:
-                children[nid] = chained
-            return nid, iter(chained)
-
-        stack = [entered(head)]
-        while stack:
-            nid, pending = stack[-1]
-            edge = next(pending, None)
-            if edge is None:
-                stack.pop()
-                order.append(nid)
-                transitive.extend(e for e in out_edges[nid] if not chainable[e.index])
-            else:
-                stack.append(entered(edge.target))
+        pending = [head]
+        while pending:
+            nid = pending.pop()
+            out = [e for e in out_edges[nid] if chainable[e.index]]
+            if out:
+                children[nid] = out
+                pending.extend(e.target for e in out)
+        order = _post_order(head, children)
         return Chain(
             head=head,
-            nodes=tuple(order),
+            nodes=order,
             chained_sources=(),
             name=chained_name(graph, head, children, ()),
-            transitive_out_edges=tuple(transitive),
+            transitive_out_edges=tuple(
+                e for nid in order for e in out_edges[nid] if not chainable[e.index]
+            ),
         )
 
     chains: dict[NodeId, Chain] = {}
