@@ -237,8 +237,7 @@ def rebuild_chains(
     new_head_of = dict(head_of)
     for head in rebuilt:
         chain = chains[head] = rebuilt_chain(head)
-        for nid in chain.nodes:
-            new_head_of[nid] = head
+        new_head_of.update(dict.fromkeys(chain.nodes, head))
 
     def chain_of(head: NodeId) -> Chain:
         return chains.get(head) or by_head[head]
@@ -269,15 +268,23 @@ def _linear_chain(graph: StreamGraph, chainable: list[bool], head: NodeId) -> Ch
     whose name is its nodes' names joined. None when the chain branches."""
     nodes, out_edges = graph.nodes, graph.out_edges
     path: list[NodeId] = []
-    others: list[list[StreamEdge]] = []
+    unchained: list[list[StreamEdge]] = []  # per node of `path` with any, those that do not chain
     nid = head
     while True:
+        path.append(nid)
         out = out_edges[nid]
+        if len(out) == 1:  # most nodes: one walk step, no list built
+            edge = out[0]
+            if chainable[edge.index]:
+                nid = edge.target
+                continue
+            unchained.append([edge])
+            break
         chained = [e for e in out if chainable[e.index]]
         if len(chained) > 1:
             return None
-        path.append(nid)
-        others.append([e for e in out if not chainable[e.index]] if len(chained) < len(out) else [])
+        if len(chained) < len(out):
+            unchained.append([e for e in out if not chainable[e.index]])
         if not chained:
             break
         nid = chained[0].target
@@ -286,7 +293,7 @@ def _linear_chain(graph: StreamGraph, chainable: list[bool], head: NodeId) -> Ch
         nodes=tuple(reversed(path)),
         chained_sources=(),
         name=" -> ".join([nodes[n].name for n in path]),
-        transitive_out_edges=tuple(e for edges in reversed(others) for e in edges),
+        transitive_out_edges=tuple(e for edges in reversed(unchained) for e in edges),
     )
 
 

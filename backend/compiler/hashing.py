@@ -141,12 +141,12 @@ def rehash(
     """`traverse_and_hash` again, from `previous`: the hashes of a graph with the same
     nodes, edges and uids (hence the same traversal; `positions` is each node's place in
     it), whose chained-output counts differed only at `changed`. Those nodes are hashed
-    again, then, in traversal order, every node an input hash of which changed: after an
-    edit that breaks one chain, the nodes downstream of it, not the whole graph.
+    again, then every node an input hash of which changed, each after all its inputs: after
+    an edit that breaks one chain, the nodes downstream of it, not the whole graph.
 
     Returns the hashes (in traversal order) and the nodes whose hash changed.
     """
-    hashes = dict(previous)
+    hashes: dict[NodeId, int] = dict(previous)  # Hash128 values, as in `traverse_and_hash`
     uids = graph.uids
     inputs = graph.input_ids
     children = graph.output_ids
@@ -158,24 +158,34 @@ def rehash(
     moved: set[NodeId] = set()
     while pending:
         k, nid = heapq.heappop(pending)
-        if nid in uids:
-            continue  # its hash is its uid's
-        chained = chained_outputs[nid]
-        if chained >= len(plain_seeds) or k >= len(plain_seeds[chained]):
-            plain_seeds, mixed_seeds = _seed_tables(size, chained)
-        sources = inputs[nid]
-        if len(sources) == 1:
-            h = mixed_seeds[chained][k] ^ hashes[sources[0]]
-        else:
-            h = plain_seeds[chained][k]
-            for s in sources:
-                h = int.from_bytes(h.to_bytes(16, "big").translate(_TIMES_37), "big") ^ hashes[s]
-        if h == hashes[nid]:
-            continue
-        hashes[nid] = Hash128(h)
-        moved.add(nid)
-        for child in children[nid]:
-            if child not in queued:
+        # A node whose one input is the node just hashed is hashed next, off the heap: its
+        # hash depends on nothing else, and most of a broken chain's downstream is such.
+        while nid not in uids:  # a uid's node's hash is its uid's
+            chained = chained_outputs[nid]
+            if chained >= len(plain_seeds) or k >= len(plain_seeds[chained]):
+                plain_seeds, mixed_seeds = _seed_tables(size, chained)
+            sources = inputs[nid]
+            if len(sources) == 1:
+                h = mixed_seeds[chained][k] ^ hashes[sources[0]]
+            else:
+                h = plain_seeds[chained][k]
+                for s in sources:
+                    h = int.from_bytes(h.to_bytes(16, "big").translate(_TIMES_37), "big")
+                    h ^= hashes[s]
+            if h == hashes[nid]:
+                break
+            hashes[nid] = h
+            moved.add(nid)
+            follow = None
+            for child in children[nid]:
+                if child in queued:
+                    continue
                 queued.add(child)
-                heapq.heappush(pending, (positions[child], child))
-    return hashes, moved
+                if follow is None and len(inputs[child]) == 1:
+                    follow = child
+                else:
+                    heapq.heappush(pending, (positions[child], child))
+            if follow is None:
+                break
+            nid, k = follow, positions[follow]
+    return cast(dict[NodeId, Hash128], hashes), moved

@@ -240,7 +240,14 @@ def build_job_graph(
         head = graph.nodes[chain.head]
         operator_ids = kept_ids.get(chain.head)
         if operator_ids is None:
-            operator_ids = tuple((hashes[n], user_hashes[n]) for n in chain.nodes)
+            members = chain.nodes
+            operator_ids = tuple(
+                zip(
+                    map(hashes.__getitem__, members),
+                    map(user_hashes.__getitem__, members),
+                    strict=True,
+                )
+            )
         vertices[chain.head] = JobVertex(
             id=hashes[chain.head],
             name=chain.name,
@@ -313,8 +320,8 @@ def _vertex_of_node(
     for chain in plan.chains:
         if chain.head in unchanged.changed_heads:
             vertex = hashes[chain.head]
-            for nid in (*chain.nodes, *chain.chained_sources):
-                result[nid] = vertex
+            result.update(dict.fromkeys(chain.nodes, vertex))
+            result.update(dict.fromkeys(chain.chained_sources, vertex))
     return result
 
 
