@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,14 +96,23 @@ def live_plan_with_basis(compilation: Compilation) -> tuple[dict[str, Any], Plan
 
 
 def live_plan_after(
-    plan: dict[str, Any], basis: PlanBasis | None, compilation: Compilation
-) -> tuple[dict[str, Any], PlanBasis | None, Touched | None]:
+    plan: dict[str, Any],
+    basis: PlanBasis | None,
+    compilation: Compilation,
+    lagging: AbstractSet[NodeId] = frozenset(),
+) -> tuple[dict[str, Any], PlanBasis | None, Touched | None, frozenset[NodeId]]:
     """`live_plan_with_basis(compilation)`, reusing the entries of `plan` (computed from
     `basis`) that the compilation leaves as they were: a changed chain recomputes the
     entries of the nodes whose hash, vertex or chained outputs changed and of the edges
     whose chainability, ends or chain head changed, not the thousands of others. Only for
     a compilation of the same edges (one node changed); the whole plan otherwise. Also
-    the entries recomputed (for `plan_delta`), None when the plan was made whole."""
+    the entries recomputed (for `plan_delta`), None when the plan was made whole.
+
+    The nodes whose OperatorID and vertex alone changed (after a broken chain, every one
+    downstream) keep their entries, ids and all: their new ids are in `Touched.shifted`
+    and in the compilation, and `with_current_ids` writes them when the whole plan is
+    read. Returned last, those lagging nodes: `lagging` (those of `plan`) and this edit's,
+    but for the entries made again."""
     graph, chains, job_graph = compilation.graph, compilation.chains, compilation.job_graph
     if (
         basis is None
@@ -112,7 +122,7 @@ def live_plan_after(
         or graph.edges is not basis.graph.edges
         or graph.config is not basis.graph.config
     ):
-        return (*live_plan_with_basis(compilation), None)
+        return (*live_plan_with_basis(compilation), None, frozenset())
     change = compilation.change
     if change is not None and change.previous_graph is basis.graph:
         dirty = _dirty_after_change(compilation, basis, change)
@@ -120,49 +130,65 @@ def live_plan_after(
         if list(compilation.hashes) != list(basis.hashes) or set(graph.nodes) != set(
             basis.graph.nodes
         ):
-            return (*live_plan_with_basis(compilation), None)
+            return (*live_plan_with_basis(compilation), None, frozenset())
         dirty = _dirty_by_comparison(compilation, basis)
     factories, chained_sources, dirty_nodes, dirty_edges, moved_only = dirty
     chainable = compilation.chainable
     position = compilation.positions()
     hashes, vertex_of_node = compilation.hashes, job_graph.vertex_of_node
     nodes = dict(plan["nodes"])
-    # The nodes whose ids alone moved: often thousands, so this loop is kept lean (ids
-    # written as `to_hex` writes them, shifts grouped by their XOR).
-    by_operator: dict[int, list[int]] = {}
-    by_vertex: dict[int, list[int]] = {}
+    # The nodes whose ids alone moved: often thousands, so this loop is kept lean (shifts
+    # grouped by their XOR, entries left as they were).
+    by_operator: dict[int, list[NodeId]] = {}
+    by_vertex: dict[int, list[NodeId]] = {}
     # The last shift of each field and its keys: most nodes share one (a change upstream
     # XORs every hash after it by the same value), so it is looked up only when it differs.
-    operator_by, operator_keys, vertex_by, vertex_keys = -1, [], -1, []
+    operator_keys: list[NodeId] = []
+    vertex_keys: list[NodeId] = []
+    operator_by, vertex_by = -1, -1
     old_hashes, old_vertices = basis.hashes, basis.vertex_of_node
+    shifted_now: list[NodeId] = []
     for nid in moved_only:
         operator_id, vertex = hashes[nid], vertex_of_node[nid]
-        if operator_id == old_hashes[nid] and vertex == old_vertices[nid]:
+        old_operator, old_vertex = old_hashes[nid], old_vertices[nid]
+        if operator_id == old_operator and vertex == old_vertex:
             continue  # in a chain built again, upstream of where it split: as it was
-        key = str(nid)
-        entry = nodes[key]
-        nodes[key] = {  # `_node_entry`'s fields
-            "operatorId": operator_id.to_bytes(16, "big").hex(),
-            "userDefinedId": entry["userDefinedId"],
-            "vertex": vertex.to_bytes(16, "big").hex(),
-            "hashBasis": entry["hashBasis"],
-        }
-        if operator_id != (before := old_hashes[nid]):
-            if (by := operator_id ^ before) != operator_by:
+        shifted_now.append(nid)
+        if operator_id != old_operator:
+            if (by := operator_id ^ old_operator) != operator_by:
                 operator_by, operator_keys = by, by_operator.setdefault(by, [])
             operator_keys.append(nid)
-        if vertex != (before := old_vertices[nid]):
-            if (by := vertex ^ before) != vertex_by:
+        if vertex != old_vertex:
+            if (by := vertex ^ old_vertex) != vertex_by:
                 vertex_by, vertex_keys = by, by_vertex.setdefault(by, [])
             vertex_keys.append(nid)
+    # A shift no other node shares goes as a patch of that node's entry (`_xor_groups`),
+    # which `plan_delta` reads: such nodes get their entries made with the new ids.
+    alone = {
+        keys[0] for groups in (by_operator, by_vertex) for keys in groups.values() if len(keys) == 1
+    }
+    if alone:
+        by_operator, by_vertex = (
+            {
+                by: kept
+                for by, keys in groups.items()
+                if (kept := [n for n in keys if n not in alone])
+            }
+            for groups in (by_operator, by_vertex)
+        )
     shifted = {
         **{("operatorId", by): keys for by, keys in by_operator.items()},
         **{("vertex", by): keys for by, keys in by_vertex.items()},
     }
+    remade = (dirty_nodes - moved_only) | alone
     for nid in dirty_nodes - moved_only:
         key = str(nid)
         hashed = explain_hash(graph, nid, chainable, hashes, compilation.user_hashes, position)
         nodes[key] = _node_entry(hashed, vertex_of_node)
+    for nid in alone:
+        key = str(nid)
+        nodes[key] = _with_ids(nodes[key], hashes[nid], vertex_of_node[nid])
+    still_lagging = frozenset(lagging).union(shifted_now).difference(remade)
     edges = dict(plan["edges"])
     for index in dirty_edges:
         edge = graph.edges[index]
@@ -179,13 +205,38 @@ def live_plan_after(
         chained_sources=chained_sources,
     )
     touched = Touched(
-        keys={
-            "nodes": [str(n) for n in dirty_nodes - moved_only],
-            "edges": [str(i) for i in dirty_edges],
-        },
+        keys={"nodes": [str(n) for n in remade], "edges": [str(i) for i in dirty_edges]},
         shifted={"nodes": shifted},
     )
-    return _plan(compilation, diagnostics, nodes, edges), basis, touched
+    return _plan(compilation, diagnostics, nodes, edges), basis, touched, still_lagging
+
+
+def with_current_ids(
+    plan: dict[str, Any],
+    lagging: Collection[NodeId],
+    hashes: Mapping[NodeId, int],
+    vertex_of_node: Mapping[NodeId, int],
+) -> dict[str, Any]:
+    """`plan` whose `nodes` entries of the `lagging` nodes (`live_plan_after`) take their
+    OperatorIDs from `hashes` and their vertices from `vertex_of_node`, those of the
+    compilation the plan was made from."""
+    if not lagging:
+        return plan
+    nodes = dict(plan["nodes"])
+    for nid in lagging:
+        key = str(nid)
+        nodes[key] = _with_ids(nodes[key], hashes[nid], vertex_of_node[nid])
+    return {**plan, "nodes": nodes}
+
+
+def _with_ids(entry: dict[str, Any], operator_id: int, vertex: int) -> dict[str, Any]:
+    """A `nodes` entry (`_node_entry`'s fields) with these ids."""
+    return {
+        "operatorId": operator_id.to_bytes(16, "big").hex(),  # as `to_hex`, inlined
+        "userDefinedId": entry["userDefinedId"],
+        "vertex": vertex.to_bytes(16, "big").hex(),
+        "hashBasis": entry["hashBasis"],
+    }
 
 
 _Dirty = tuple[dict[NodeId, OperatorFactory], frozenset[NodeId], set[NodeId], set[int], set[NodeId]]

@@ -17,7 +17,8 @@ the pipeline:
   default), only its run checks run again; else the passes after reading run over the graph,
   and only the plan entries whose inputs changed are computed again
   (`compiler.liveplan.live_plan_after`); an edit that breaks a chain still changes the
-  OperatorID of every operator downstream;
+  OperatorID of every operator downstream, whose entries keep their old ids in `draft`
+  (`lagging`) until the whole plan is read: the delta says by which XOR they moved;
 * anything else: the whole document is compiled again.
 
 Every model is immutable once built (the next one shares what did not change with it),
@@ -27,14 +28,23 @@ documents and edits, that the plan kept this way equals a full compile's after e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler.chaining import ChainPlan, chain_name
 from compiler.diagnostics import structural_errors
 from compiler.document import reread_node
 from compiler.edits import Edit, apply_edit
-from compiler.liveplan import PlanBasis, Touched, live_plan_after, live_plan_with_basis, plan_delta
+from compiler.hashing import to_hex
+from compiler.liveplan import (
+    PlanBasis,
+    Touched,
+    live_plan_after,
+    live_plan_with_basis,
+    plan_delta,
+    with_current_ids,
+)
 from compiler.model import NodeId, StreamGraph
 from compiler.pipeline import PIPELINE, Compilation, compile_document, recompile_node
 from compiler.stateful import unpinned_state_warnings
@@ -78,8 +88,8 @@ class _Elements:
 @dataclass(frozen=True, slots=True)
 class LiveModel:
     document: Json
-    plan: Json
-    """`liveplan/v1` with the run problems and state warnings after the compiler's."""
+    draft: Json
+    """`plan`, but for the ids of the `lagging` nodes' entries."""
     compiled: list[Json]
     """The compiler's own diagnostics."""
     compilation: Compilation
@@ -93,8 +103,28 @@ class LiveModel:
     basis: PlanBasis | None
     """What the plan's node and edge entries were computed from."""
     derived: tuple[Json, Touched] | None = None
-    """The plan this model's plan was computed after, and which of its entries that could
-    change (`live_plan_after`): what `delta_from` compares."""
+    """The draft this model's draft was computed after, and which of its entries that
+    could change (`live_plan_after`): what `delta_from` compares."""
+    lagging: frozenset[NodeId] = frozenset()
+    """Nodes whose entries in `draft` still hold the ids of an earlier revision: after an
+    edit that breaks a chain, those downstream of it (`live_plan_after`). Their ids are
+    written when the whole plan is read, not at every edit."""
+    _current: list[Json] = field(default_factory=list, init=False, repr=False, compare=False)
+    """`plan`, once read."""
+
+    @property
+    def plan(self) -> Json:
+        """`liveplan/v1` with the run problems and state warnings after the compiler's."""
+        if not self.lagging:
+            return self.draft
+        if not self._current:
+            self._current.append(self._with_current_ids(self.draft, self.lagging))
+        return self._current[0]
+
+    def _with_current_ids(self, plan: Json, nodes: Collection[NodeId]) -> Json:
+        """`plan` with these nodes' entries given this model's ids."""
+        assert self.basis is not None  # nodes lag only behind a plan made after a basis
+        return with_current_ids(plan, nodes, self.basis.hashes, self.basis.vertex_of_node)
 
     @staticmethod
     def build(document: Json) -> LiveModel:
@@ -122,21 +152,24 @@ class LiveModel:
         """The next model after a compilation of the same edges: the plan's entries that
         did not change are this model's, and so are its diagnostics when `same` (the run
         problems and state warnings are) and the compiler said the same."""
-        plan, basis, touched = live_plan_after(self.plan, self.basis, compilation)
-        derived = None if touched is None else (self.plan, touched)
+        plan, basis, touched, lagging = live_plan_after(
+            self.draft, self.basis, compilation, self.lagging
+        )
+        derived = None if touched is None else (self.draft, touched)
         if same and plan["diagnostics"] == self.compiled:
             return LiveModel(
                 document=document,
-                plan={**plan, "diagnostics": self.plan["diagnostics"]},
+                draft={**plan, "diagnostics": self.draft["diagnostics"]},
                 compiled=self.compiled,
                 compilation=compilation,
                 elements=elements,
                 read_clean=True,
                 basis=basis,
                 derived=derived,
+                lagging=lagging,
             )
         model = LiveModel._planned(document, compilation, True, plan, basis, elements)
-        return replace(model, derived=derived)
+        return replace(model, derived=derived, lagging=lagging)
 
     @staticmethod
     def _planned(
@@ -152,7 +185,7 @@ class LiveModel:
             elements = _elements(document)
         return LiveModel(
             document=document,
-            plan={**plan, "diagnostics": _diagnostics(document, compiled, elements)},
+            draft={**plan, "diagnostics": _diagnostics(document, compiled, elements)},
             compiled=compiled,
             compilation=compilation,
             elements=elements,
@@ -163,10 +196,16 @@ class LiveModel:
     def delta_from(self, previous: LiveModel) -> Json:
         """`plan_delta(previous.plan, self.plan)`; when this model was made from `previous`,
         comparing only the entries its edit could change."""
-        touched = None
-        if self.derived is not None and self.derived[0] is previous.plan:
-            touched = self.derived[1]
-        return plan_delta(previous.plan, self.plan, touched)
+        if self.derived is None or self.derived[0] is not previous.draft:
+            return plan_delta(previous.plan, self.plan)
+        touched = self.derived[1]
+        # Only the entries made again are compared (the shifted ones are known): those
+        # of `previous` need their current ids, this model's have them.
+        before = previous.draft
+        remade = [NodeId(int(k)) for k in touched.keys.get("nodes", ())]
+        if lagging := previous.lagging.intersection(remade):
+            before = previous._with_current_ids(before, lagging)
+        return plan_delta(before, self.draft, touched)
 
     @property
     def graph(self) -> StreamGraph | None:
@@ -246,13 +285,13 @@ class LiveModel:
         if elements is None:
             return LiveModel.build(document)
         if same:
-            diagnostics = self.plan["diagnostics"]
+            diagnostics = self.draft["diagnostics"]
         else:
             diagnostics = _diagnostics(document, self.compiled, elements)
         return replace(
             self,
             document=document,
-            plan={**self.plan, "diagnostics": diagnostics},
+            draft={**self.draft, "diagnostics": diagnostics},
             elements=elements,
             derived=None,
         )
@@ -270,6 +309,7 @@ class LiveModel:
             or edit.node_id is None
             or self.compiled
             or self.elements is None
+            or self.basis is None
             or graph is None
             or chains is None
             or NodeId(edit.node_id) not in chains.head_of
@@ -290,8 +330,8 @@ class LiveModel:
         if node_id not in chain.nodes:  # a chained source
             return None
         name = chain_name(graph, chainable, chain)
-        vertex = self.plan["nodes"][str(head)]["vertex"]
-        vertices = dict(self.plan["vertices"])
+        vertex = to_hex(self.basis.vertex_of_node[head])
+        vertices = dict(self.draft["vertices"])
         vertices[vertex] = {**vertices[vertex], "name": name}
         renamed = tuple(replace(c, name=name) if c is chain else c for c in chains.chains)
         compilation = replace(self.compilation, graph=graph, chains=replace(chains, chains=renamed))
@@ -301,7 +341,7 @@ class LiveModel:
             self,
             compilation=compilation,
             basis=basis,
-            plan={**self.plan, "vertices": vertices},
+            draft={**self.draft, "vertices": vertices},
             derived=None,
         )
         return model._with_elements(document, {node_id})

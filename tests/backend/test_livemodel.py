@@ -271,3 +271,33 @@ def test_a_field_set_to_what_the_node_reads_as_compiles_nothing() -> None:
     assert after.document["nodes"][2]["chainingStrategy"] == "ALWAYS"
     assert after.plan == document_live_plan(document=after.document) == model.plan
     assert after.delta_from(model) == {}
+
+
+def _strategy(node: int, value: str) -> Edit:
+    return Edit.from_json(
+        {
+            "kind": "set_field",
+            "element": "node",
+            "nodeId": node,
+            "field": "chainingStrategy",
+            "value": value,
+        }
+    )
+
+
+def test_ids_shifted_downstream_are_written_when_the_plan_is_read() -> None:
+    model = LiveModel.build(pipeline_document(400))
+    client = model.plan
+    # Breaking the chain at 10, then at 40 (downstream of it), then joining it again at 10:
+    # no plan is read in between, so the nodes after 10 lag twice over.
+    for node, value in ((10, "HEAD"), (40, "HEAD"), (10, "ALWAYS"), (70, "NEVER")):
+        after, _ = model.apply(_strategy(node, value))
+        client = apply_plan_delta(client, after.delta_from(model))
+        model = after
+    assert model.lagging
+    assert NodeId(99) in model.lagging
+    # The draft keeps an id of an earlier revision; the plan has the current one.
+    assert model.draft["nodes"]["99"] != model.plan["nodes"]["99"]
+    expected = document_live_plan(document=model.document)
+    assert model.plan == expected
+    assert client == expected
