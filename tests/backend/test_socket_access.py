@@ -18,8 +18,9 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.contrib.auth.models import User
-from django.db import connections
+from django.db import connection, connections
 from django.test import Client as HttpClient
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
 import accounts.sockets
@@ -32,6 +33,7 @@ from accounts.services import (
 )
 from accounts.websocket_auth import origin_allowed
 from config.asgi import application
+from pipelines.access import PipelineAccess, pipeline_access
 from pipelines.editing import pipeline_apply_edit
 from pipelines.models import Pipeline
 from runs.models import RunStatus
@@ -415,3 +417,19 @@ def test_a_cookie_from_another_port_is_closed_with_4403(team: Team) -> None:
         assert await open_socket(communicator) == (False, 4403)
 
     run(scenario)
+
+
+def test_checking_access_reads_the_workspace_not_the_working_copy() -> None:
+    """Every socket checks its access when it opens and every `RECHECK_SECONDS`: reading
+    the pipeline row whole would parse its working copy each time."""
+    team = make_team()
+    pipeline_id = team.pipeline.pk
+    with CaptureQueriesContext(connection) as captured:
+        editor = pipeline_access(user=team.editor, pipeline_id=pipeline_id)
+        viewer = pipeline_access(user=team.viewer, pipeline_id=pipeline_id)
+        outsider = pipeline_access(user=team.outsider, pipeline_id=pipeline_id)
+        gone = pipeline_access(user=team.editor, pipeline_id=pipeline_id + 1000)
+    assert editor == PipelineAccess(role="editor", can_edit=True)
+    assert viewer == PipelineAccess(role="viewer", can_edit=False)
+    assert outsider is None and gone is None
+    assert not any('"document"' in query["sql"] for query in captured.captured_queries)
