@@ -197,6 +197,8 @@ class LiveModel:
         """`plan_delta(previous.plan, self.plan)`; when this model was made from `previous`,
         comparing only the entries its edit could change."""
         if self.derived is None or self.derived[0] is not previous.draft:
+            if self._same_ids(previous):  # a move, a rename, a parameter: compare drafts
+                return plan_delta(previous.draft, self.draft)
             return plan_delta(previous.plan, self.plan)
         touched = self.derived[1]
         # Only the entries made again are compared (the shifted ones are known): those
@@ -206,6 +208,18 @@ class LiveModel:
         if lagging := previous.lagging.intersection(remade):
             before = previous._with_current_ids(before, lagging)
         return plan_delta(before, self.draft, touched)
+
+    def _same_ids(self, other: LiveModel) -> bool:
+        """Whether this model's `nodes` entries are `other`'s, lagging ids and all, and
+        their current ids too: then the drafts differ where the plans do."""
+        return (
+            self.draft["nodes"] is other.draft["nodes"]
+            and self.lagging is other.lagging
+            and self.basis is not None
+            and other.basis is not None
+            and self.basis.hashes is other.basis.hashes
+            and self.basis.vertex_of_node is other.basis.vertex_of_node
+        )
 
     @property
     def graph(self) -> StreamGraph | None:
