@@ -13,7 +13,7 @@ from compiler.pipeline import Compilation, compile_document
 from compiler.rescale import Rescale, RescaleRefused, apply_edits, rescale_edits
 from compiler.restore import check_restore
 from compiler.savepoint import Savepoint as SavepointRead
-from compiler.savepoint import read_savepoint
+from compiler.savepoint import SavepointError, read_savepoint
 from config.errors import Conflict, InvalidRequest, NotFound
 from config.messages import UserRef
 from pipelines.models import Pipeline
@@ -64,16 +64,27 @@ _reads_lock = threading.Lock()
 
 
 def savepoint_read(*, savepoint: Savepoint) -> SavepointRead:
-    """What the stored file holds. It was read when it was uploaded, so it reads again;
-    once per process while it is among the `READ_CACHE_SIZE` last read, by its sha256 (the
-    bytes are never changed, and the read is immutable)."""
+    """What the stored file holds. It was read when it was uploaded, so it reads again,
+    unless this reader is stricter than the one that accepted it (then a `Conflict` that
+    says so, not a server error). Read once per process while it is among the
+    `READ_CACHE_SIZE` last read, by its sha256 (the bytes are never changed, and the read
+    is immutable)."""
     key = savepoint.sha256
     with _reads_lock:
         read = _reads.get(key)
         if read is not None:
             _reads.move_to_end(key)
             return read
-    read = read_savepoint(bytes(savepoint.data))
+    try:
+        read = read_savepoint(bytes(savepoint.data))
+    except SavepointError as error:
+        # Read when it was uploaded, but not by this reader: one that refuses more.
+        raise Conflict(
+            f"The savepoint “{savepoint.label}” no longer reads ({error}): the "
+            "studio accepted it when it was uploaded and reads savepoints more strictly now. "
+            "Delete it and upload another savepoint of the job.",
+            code="savepoint-unreadable",
+        ) from error
     with _reads_lock:
         _reads[key] = read
         _reads.move_to_end(key)

@@ -3,6 +3,7 @@ relabel and mark current, delete; bad and oversized files refused with where and
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from typing import Any, get_args
@@ -421,3 +422,41 @@ def test_a_vertex_without_a_parallelism_is_refused() -> None:
 
     assert response.status_code == 400
     assert "parallelism" in response.json()["error"]["fields"]
+
+
+def test_a_stored_savepoint_this_reader_refuses_gives_a_conflict_not_an_error() -> None:
+    """Stored by a reader that accepted more than this one does (simulated by storing the
+    row directly): every page that reads it says so, and the savepoint can still be listed
+    and deleted."""
+    team = make_team()
+    data = savepoint_bytes()[:100]
+    stored = Savepoint.objects.create(
+        pipeline=team.pipeline,
+        label="from last year",
+        data=data,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        format_version=3,
+        checkpoint_id=1,
+        operator_count=2,
+        is_current=True,
+        uploaded_by=team.owner,
+    )
+    client = team.client("viewer")
+    base = f"/api/pipelines/{team.pipeline.pk}"
+
+    detail = client.get(f"{base}/savepoints/{stored.pk}/")
+    check = _check(client, team.pipeline.pk, stored.pk)
+    review = client.get(f"{base}/versions/1/reviews/")
+
+    for response in (detail, check, review):
+        assert response.status_code == 409, response.content[:300]
+        error = response.json()["error"]
+        assert error["code"] == "savepoint-unreadable"
+        assert "\u201cfrom last year\u201d no longer reads (byte " in error["message"]
+        assert "Delete it" in error["message"]
+    listed = client.get(f"{base}/savepoints/")
+    assert listed.status_code == 200
+    assert [s["label"] for s in listed.json()] == ["from last year"]
+    assert team.client("editor").delete(f"{base}/savepoints/{stored.pk}/").status_code == 204
+    assert client.get(f"{base}/versions/1/reviews/").status_code == 200
