@@ -274,6 +274,10 @@ edit then stays the same whatever its size (a megabyte, 5,000 operators, is writ
 256 edits; writing it takes tens of milliseconds)."""
 PIPELINE_SNAPSHOT_MAX_EDITS = int(os.environ.get("PIPELINE_SNAPSHOT_MAX_EDITS", "500"))
 """The most edits a working copy's reading replays."""
+PIPELINE_EDITS_KEPT = max(1, int(os.environ.get("PIPELINE_EDITS_KEPT", "1000")))
+"""When a working copy is stored whole, the operations of more than this many revisions
+before it are deleted: reading it no longer needs them, and only a client that far behind
+would rebase onto them (it reloads instead)."""
 LIVE_MODEL_CACHE_BYTES = int(os.environ.get("LIVE_MODEL_CACHE_BYTES", str(16 * 1024 * 1024)))
 """The documents of the working copies each server process keeps parsed and compiled
 (`pipelines.editing`), in JSON bytes, at most (their models take about 20 times that)."""

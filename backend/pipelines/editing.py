@@ -209,6 +209,16 @@ def edits_between_snapshots(document_size: int) -> int:
     return max(settings.PIPELINE_SNAPSHOT_EDITS, min(sized, settings.PIPELINE_SNAPSHOT_MAX_EDITS))
 
 
+def drop_old_edits(*, pipeline_id: int, snapshot_revision: int) -> None:
+    """After the working copy was stored whole at `snapshot_revision`: delete the stored
+    operations of more than `PIPELINE_EDITS_KEPT` revisions before it, so the edit log of
+    a pipeline edited for years stays as long as its recent past. Reading the working copy
+    starts at the snapshot; a client that is behind rebases onto the operations after its
+    revision, and one further behind than what is kept reloads."""
+    oldest_kept = snapshot_revision - settings.PIPELINE_EDITS_KEPT
+    PipelineEdit.objects.filter(pipeline_id=pipeline_id, revision__lte=oldest_kept).delete()
+
+
 Reason = Literal["conflict", "invalid", "forbidden"]
 
 
@@ -300,8 +310,10 @@ def pipeline_apply_edit(
                     current,
                     "conflict",
                     "edit.conflict",
-                    f"the document was replaced after revision {base_revision}; "
-                    "reload it and make the edit again",
+                    f"the changes made after revision {base_revision} are not all stored "
+                    "as edits (the document was replaced, or your copy is more than "
+                    f"{settings.PIPELINE_EDITS_KEPT} revisions behind); reload it and make "
+                    "the edit again",
                 )
             reason = find_conflict(parsed, [(r, Edit.from_json(op)) for r, op in since])
             if reason is not None:
@@ -349,6 +361,8 @@ def pipeline_apply_edit(
             pipeline.snapshot_revision = base  # the stored operation makes the revision
         pipeline.revision = revision
         pipeline.save(update_fields=fields)
+        if "snapshot" in fields:
+            drop_old_edits(pipeline_id=pipeline.pk, snapshot_revision=revision)
         PipelineEdit.objects.create(
             pipeline=pipeline, revision=revision, operation=applied.to_json(), author=user
         )

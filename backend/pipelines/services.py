@@ -24,7 +24,7 @@ from pipelines.documents import (
     document_validate,
     import_name_from_file,
 )
-from pipelines.editing import pipeline_live_plan
+from pipelines.editing import drop_old_edits, pipeline_live_plan
 from pipelines.events import DocumentReplaced, VersionSaved, publish_after_commit
 from pipelines.models import Pipeline, PipelineVersion
 
@@ -116,6 +116,7 @@ def pipeline_update(
         if changed:
             locked.save(update_fields=[*changed, "updated_at"])
         if "snapshot" in changed:
+            drop_old_edits(pipeline_id=locked.pk, snapshot_revision=locked.revision)
             replaced = DocumentReplaced(
                 revision=locked.revision,
                 document=locked.document,

@@ -425,7 +425,8 @@ def test_a_rest_update_reaches_co_editors_and_stale_edits_conflict(team: Team) -
         assert replaced["plan"] == document_live_plan(document=replacement)
         rejected = await alice.edit("late", 0, set_field(2, "name", "Too late"))
         assert rejected["reason"] == "conflict"
-        assert "replaced after revision 0" in rejected["error"]["message"]
+        assert "after revision 0 are not all stored" in rejected["error"]["message"]
+        assert "the document was replaced" in rejected["error"]["message"]
         await alice.close()
 
     run(scenario)

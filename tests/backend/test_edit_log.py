@@ -16,7 +16,7 @@ from django.test.utils import override_settings
 from compiler.edits import Edit, apply_edit
 from pipelines import editing
 from pipelines.editing import document_live_plan, pipeline_apply_edit
-from pipelines.models import Pipeline
+from pipelines.models import Pipeline, PipelineEdit
 from pipelines.selectors import pipeline_plan
 from tests.backend.factories import Team, make_team
 
@@ -135,3 +135,68 @@ def test_a_process_without_the_model_reads_snapshot_and_log() -> None:
     model = editing.pipeline_live_model(pipeline_id=pipeline_id, revision=4)
     assert model.document == expected
     assert model.plan == document_live_plan(document=expected)
+
+
+def _stored_edits(pipeline_id: int) -> list[int]:
+    return list(
+        PipelineEdit.objects.filter(pipeline_id=pipeline_id)
+        .order_by("revision")
+        .values_list("revision", flat=True)
+    )
+
+
+@override_settings(PIPELINE_SNAPSHOT_EDITS=3, PIPELINE_EDITS_KEPT=4)
+def test_edits_long_before_the_snapshot_are_deleted_and_a_client_that_far_behind_reloads() -> None:
+    team: Team = make_team()
+    pipeline_id = team.pipeline.pk
+    expected = team.pipeline.document
+    node = expected["nodes"][0]["id"]
+    for revision in range(1, 14):
+        edit = _rename(node, f"Step {revision}")
+        assert _edit_at(team, revision, edit).applied is not None
+        expected, _ = apply_edit(expected, Edit.from_json(edit))
+    # Snapshots at 3, 6, 9 and 12: at 12, the edits up to 12 - 4 went.
+    assert _stored_snapshot(pipeline_id)[1] == 12
+    assert _stored_edits(pipeline_id) == [9, 10, 11, 12, 13]
+    editing._models.clear()
+    assert Pipeline.objects.get(pk=pipeline_id).document == expected
+
+    # A client a few revisions behind still rebases onto the edits kept ...
+    behind = pipeline_apply_edit(
+        pipeline_id=pipeline_id,
+        user=team.editor,
+        base_revision=10,
+        edit={"kind": "move_node", "nodeId": node, "x": 5, "y": 5},
+        op_id="behind",
+        client_id="c",
+    )
+    assert behind.applied is not None and behind.applied.rebased
+    # ... and one further behind than they reach is told to reload.
+    lost = pipeline_apply_edit(
+        pipeline_id=pipeline_id,
+        user=team.editor,
+        base_revision=5,
+        edit=_rename(node, "Too late"),
+        op_id="lost",
+        client_id="c",
+    )
+    assert lost.reason == "conflict" and lost.error is not None
+    assert "more than 4 revisions behind" in lost.error.message
+    assert Pipeline.objects.get(pk=pipeline_id).revision == 14
+
+
+@override_settings(PIPELINE_EDITS_KEPT=2)
+def test_a_document_replaced_over_rest_drops_the_edits_long_before_it() -> None:
+    team: Team = make_team()
+    pipeline_id = team.pipeline.pk
+    document = team.pipeline.document
+    node = document["nodes"][0]["id"]
+    for revision in range(1, 6):
+        assert _edit_at(team, revision, _rename(node, f"Step {revision}")).applied is not None
+    assert _stored_edits(pipeline_id) == [1, 2, 3, 4, 5]
+    replaced = team.client("editor").patch(
+        f"/api/pipelines/{pipeline_id}/", {"document": document}, format="json"
+    )
+    assert replaced.status_code == 200, replaced.content[:300]
+    assert replaced.json()["revision"] == 6
+    assert _stored_edits(pipeline_id) == [5]
