@@ -21,7 +21,8 @@ from tests.backend.factories import make_team
 from tests.backend.runs_support import make_runnable_version, run_workers, wait_for
 from tests.backend.spark_cluster import StandaloneCluster
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Two workers claim runs with PostgreSQL's row locks, as in production (SQLite takes none).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_only]
 
 CLUSTER = "shared"
 RUNS = 4

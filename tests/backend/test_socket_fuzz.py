@@ -35,7 +35,8 @@ from tests.backend.factories import Team, make_team
 from tests.backend.runs_support import make_run, make_runnable_version
 from tests.backend.sockets import open_socket
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Bursts of edits meet PostgreSQL's row locks, as in production (SQLite takes none).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_only]
 
 TIMEOUT = 5
 QUIET = 0.15
