@@ -180,14 +180,15 @@ def live_plan_after(
         **{("operatorId", by): keys for by, keys in by_operator.items()},
         **{("vertex", by): keys for by, keys in by_vertex.items()},
     }
-    remade = (dirty_nodes - moved_only) | alone
-    for nid in dirty_nodes - moved_only:
+    recomputed = dirty_nodes - moved_only
+    for nid in recomputed:
         key = str(nid)
         hashed = explain_hash(graph, nid, chainable, hashes, compilation.user_hashes, position)
         nodes[key] = _node_entry(hashed, vertex_of_node)
     for nid in alone:
         key = str(nid)
         nodes[key] = _with_ids(nodes[key], hashes[nid], vertex_of_node[nid])
+    remade = recomputed | alone
     still_lagging = frozenset(lagging).union(shifted_now).difference(remade)
     edges = dict(plan["edges"])
     for index in dirty_edges:
