@@ -118,19 +118,25 @@ def test_a_larger_document_is_stored_whole_after_more_edits() -> None:
     assert Pipeline.objects.get(pk=pipeline_id).document["nodes"][0]["name"] == "Step 11"
 
 
+def _renamed_through(team: Team, document: dict[str, Any], first: int, last: int) -> dict[str, Any]:
+    """The editor renames the first node at each revision from `first` to `last`; the
+    document, given as it is before them, as it is after them."""
+    node = document["nodes"][0]["id"]
+    for revision in range(first, last + 1):
+        edit = _rename(node, f"Step {revision}")
+        assert _edit_at(team, revision, edit).applied is not None
+        document, _ = apply_edit(document, Edit.from_json(edit))
+    return document
+
+
 @override_settings(PIPELINE_SNAPSHOT_EDITS=50)
 def test_a_process_without_the_model_reads_snapshot_and_log() -> None:
     team: Team = make_team()
     pipeline_id = team.pipeline.pk
-    expected = team.pipeline.document
-    node = expected["nodes"][0]["id"]
-    for revision in range(1, 5):
-        edit = _rename(node, f"Step {revision}")
-        if revision == 3:
-            # Another process edits from here: this one holds no model of the pipeline.
-            editing._models.clear()
-        _edit_at(team, revision, edit)
-        expected, _ = apply_edit(expected, Edit.from_json(edit))
+    expected = _renamed_through(team, team.pipeline.document, 1, 2)
+    # Another process edits from here: this one holds no model of the pipeline.
+    editing._models.clear()
+    expected = _renamed_through(team, expected, 3, 4)
     editing._models.clear()
     model = editing.pipeline_live_model(pipeline_id=pipeline_id, revision=4)
     assert model.document == expected
@@ -149,12 +155,8 @@ def _stored_edits(pipeline_id: int) -> list[int]:
 def test_edits_long_before_the_snapshot_are_deleted_and_a_client_that_far_behind_reloads() -> None:
     team: Team = make_team()
     pipeline_id = team.pipeline.pk
-    expected = team.pipeline.document
+    expected = _renamed_through(team, team.pipeline.document, 1, 13)
     node = expected["nodes"][0]["id"]
-    for revision in range(1, 14):
-        edit = _rename(node, f"Step {revision}")
-        assert _edit_at(team, revision, edit).applied is not None
-        expected, _ = apply_edit(expected, Edit.from_json(edit))
     # Snapshots at 3, 6, 9 and 12: at 12, the edits up to 12 - 4 went.
     assert _stored_snapshot(pipeline_id)[1] == 12
     assert _stored_edits(pipeline_id) == [9, 10, 11, 12, 13]
