@@ -174,9 +174,9 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]
     consumer = plan.vertex(output.consumer)
     if plan.runtime_mode != "BATCH":
         raise Untranslatable("keyed results are folded in SQL in BATCH mode only")
-    if len(consumer.inputs) != 1 or _has_faults(plan, consumer):
+    if len(consumer.inputs) != 1 or consumer.chained_sources or _has_faults(plan, consumer):
         raise Untranslatable("its consumer has other inputs or faults")
-    fold_node = consumer.node(consumer.head)
+    fold_node = _fold_head(consumer)
     key_text = consumer.inputs[0].key
     if key_text is None:
         raise Untranslatable("the HASH edge has no key")
@@ -205,6 +205,19 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]
     _check_key_kept(key_text, record, fold)
     frame = _aggregate(frame, record, key_value, key, fold, consumer)
     return Feed(producer, consumer, fold, frame, reader)
+
+
+def _fold_head(consumer: VertexPlan) -> NodePlan:
+    """The consumer's head, when it is a fold the aggregation merges exactly: the only
+    kinds whose BATCH output is one record per key that folding the key's records in
+    any grouping gives (`count`, `aggregate`, windows and the rest emit something else)."""
+    head = consumer.node(consumer.head)
+    if head.kind not in FOLDS:
+        raise Untranslatable(
+            f"its consumer heads with {head.label}, a {head.kind}: only reduce, sum, min "
+            "and max are folded in SQL"
+        )
+    return head
 
 
 def _operator(node: NodePlan, frame: DataFrame, record: Value) -> tuple[DataFrame, Value]:

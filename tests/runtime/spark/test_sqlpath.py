@@ -184,3 +184,44 @@ def test_what_does_not_translate_runs_in_python_alike(
     assert producer.reason and consumer.reason == f"its input, {name}, runs in Python"
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sorted(sinks(sql)) == sorted(sinks(python))
+
+
+# Consumers the aggregation must not fold: each once gave one record (or none) on the SQL
+# path where Python gave one per word, with a key that reads no field of the record.
+NOT_FOLDS = {
+    "count": ("x", "0", ("count", {})),
+    "aggregate": ("x", "0", ("aggregate", {"zero": "0", "add": "acc + 1", "result": "acc"})),
+    "keyed_process": ("x", "'all'", ("keyed_process", {"fn": "x"})),
+    "map": ("x", "0", ("map", {"fn": "x.upper()"})),
+    "window.reduce": (
+        "(x, 1)",
+        "0",
+        ("window.reduce", {"assigner": "count_tumbling", "size": 50, "fn": "(a[0], a[1] + b[1])"}),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NOT_FOLDS))
+def test_a_consumer_that_is_not_a_fold_runs_in_python(
+    spark: Session, data: Path, run_events: Any, case: str
+) -> None:
+    record, key, (kind, params) = NOT_FOLDS[case]
+    run_plan = plan(document(record, key, (kind, params)), data)
+    python, sql = both(spark, run_plan, run_events)
+    assert set(sql.details["engines"].values()) == {"python"}
+    producer, _ = sql.engines
+    assert producer.reason == (
+        f"its consumer heads with {run_plan.vertices[1].node(5).label}, a {kind}: only "
+        "reduce, sum, min and max are folded in SQL"
+    )
+    assert sql.details["subtasks"] == python.details["subtasks"]
+    assert sinks(sql) == sinks(python)
+
+
+def test_a_keyed_count_is_refused_for_what_it_is(spark: Session, data: Path) -> None:
+    from runtime.spark.sqlpath import choose, sql_session
+
+    run_plan = plan(document("(x, len(x))", "x[0]", ("count", {})), data)
+    producer = run_plan.vertices[0]
+    reason = choose(run_plan, lambda: sql_session(spark.spark)).reasons[producer.id]
+    assert "a count: only reduce, sum, min and max are folded in SQL" in reason
