@@ -123,6 +123,31 @@ def test_text_ranges_split_lines_as_the_text_source(sql: Any, tmp_path: Path) ->
         ]
 
 
+def test_text_ranges_replace_bad_utf8_as_python_does(sql: Any, tmp_path: Path) -> None:
+    """Every ill-formed sequence becomes the U+FFFD Python's "replace" makes of it (Java's
+    decoder makes one of an encoded surrogate, Python three): each lead byte with every
+    byte after it, and each multi-byte lead with every second byte and telling thirds
+    and fourths, cut short too."""
+    tails = (b"", b"\x00", b"A", b"\x80", b"\x8f", b"\x90", b"\xbf", b"\xc0", b"\xff")
+    lines = [bytes([lead, second]) for lead in range(0x80, 0x100) for second in range(0x100)]
+    lines += [
+        bytes([lead, second]) + third + fourth
+        for lead in range(0xE0, 0xF5)
+        for second in range(0x80, 0xC0)
+        for third in tails
+        for fourth in tails[:5]
+    ]
+    text = b"\n".join(
+        b"<" + line.replace(b"\n", b"n").replace(b"\r", b"r") + b">" for line in lines
+    )
+    file = tmp_path / "bad.txt"
+    file.write_bytes(text)
+    for parallelism in (1, 3):
+        frame, _ = text_frame(sql, [file.as_uri()], parallelism)
+        got = [[row.value for row in part] for part in frame.rdd.glom().collect()]
+        assert got == [list(text_lines([file], i, parallelism)) for i in range(parallelism)]
+
+
 def test_split_is_pythons_split(sql: Any) -> None:
     from pyspark.sql import functions as F
 

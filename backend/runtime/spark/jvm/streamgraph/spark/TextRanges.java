@@ -4,7 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -200,7 +199,66 @@ public final class TextRanges {
       if (text.isValid()) {
         return text;
       }
-      return UTF8String.fromString(new String(bytes, offset, length, StandardCharsets.UTF_8));
+      return UTF8String.fromString(decodeReplacing(bytes, offset, length));
     }
+  }
+
+  /**
+   * UTF-8 decoded as Python's {@code bytes.decode("utf-8", "replace")} does: each maximal
+   * subpart of an ill-formed sequence (the longest start of a well-formed one, Unicode's
+   * table 3-7) becomes one U+FFFD. Java's own decoder replaces some differently (an
+   * encoded surrogate as one U+FFFD where Python gives three), which changes the text.
+   */
+  static String decodeReplacing(byte[] bytes, int offset, int length) {
+    StringBuilder out = new StringBuilder(length);
+    int end = offset + length;
+    int i = offset;
+    while (i < end) {
+      int lead = bytes[i] & 0xff;
+      if (lead < 0x80) {
+        out.append((char) lead);
+        i++;
+        continue;
+      }
+      int following;
+      int low = 0x80;
+      int high = 0xbf;
+      int codePoint;
+      if (lead >= 0xc2 && lead <= 0xdf) {
+        following = 1;
+        codePoint = lead & 0x1f;
+      } else if (lead >= 0xe0 && lead <= 0xef) {
+        following = 2;
+        codePoint = lead & 0x0f;
+        low = lead == 0xe0 ? 0xa0 : 0x80; // no overlong forms
+        high = lead == 0xed ? 0x9f : 0xbf; // no surrogates
+      } else if (lead >= 0xf0 && lead <= 0xf4) {
+        following = 3;
+        codePoint = lead & 0x07;
+        low = lead == 0xf0 ? 0x90 : 0x80; // no overlong forms
+        high = lead == 0xf4 ? 0x8f : 0xbf; // nothing above U+10FFFF
+      } else {
+        out.append('\ufffd');
+        i++;
+        continue;
+      }
+      int j = i + 1;
+      boolean complete = true;
+      for (int k = 0; k < following; k++, j++) {
+        int next = j < end ? bytes[j] & 0xff : -1;
+        if (next < (k == 0 ? low : 0x80) || next > (k == 0 ? high : 0xbf)) {
+          complete = false;
+          break;
+        }
+        codePoint = (codePoint << 6) | (next & 0x3f);
+      }
+      if (complete) {
+        out.appendCodePoint(codePoint);
+      } else {
+        out.append('\ufffd');
+      }
+      i = j;
+    }
+    return out.toString();
   }
 }
