@@ -75,16 +75,19 @@ $(CHROMIUM):
 DJANGO_DEBUG ?= true
 
 # The Java functions Spark runs for the SQL path (backend/runtime/spark/jvm/), compiled
-# against the pyspark jars of the venv; the session ships the jar with `spark.jars`.
+# against the pyspark jars of the venv, with the case tables of the venv's Python (the
+# executors'); the session ships the jar with `spark.jars`.
 SPARK_JAR := build/spark/streamgraph-spark.jar
 SPARK_JAVA := $(shell find backend/runtime/spark/jvm -name '*.java' 2>/dev/null)
+CASE_TABLES := backend/runtime/spark/casetables.py
 
-$(SPARK_JAR): $(INSTALLED) $(SPARK_JAVA)
+$(SPARK_JAR): $(INSTALLED) $(SPARK_JAVA) $(CASE_TABLES)
 	rm -rf build/spark/classes $@.partial
 	mkdir -p build/spark/classes
 	javac -nowarn --release 17 -d build/spark/classes \
 		-cp "$$($(PY) -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')/*" \
 		$(SPARK_JAVA)
+	$(PY) $(CASE_TABLES) build/spark/classes/streamgraph/spark/python-case.txt
 	jar --create --file $@.partial -C build/spark/classes .
 	mv $@.partial $@
 

@@ -13,7 +13,10 @@ functions in a SparkSession's SQL:
   (Murmur3 with seed 42, pmod) sends to partition `subtask`, found by inverting Spark's
   own hash (`Murmur3_x86_32`), so `repartition(p, code)` puts each row on its subtask;
 - `sg_split(text)`: Python's `text.split()` (runs of `str.isspace` characters, no empty
-  words), in one pass: Spark's `split` compiles its regular expression for every row.
+  words), in one pass: Spark's `split` compiles its regular expression for every row;
+- `sg_lower(text)`, `sg_upper(text)`: Python's `text.lower()` and `text.upper()`, from the
+  case tables of the Python that builds the jar (`casetables`): Spark's own follow a
+  newer Unicode, and Spark rewrites `lower(upper(x))` as `lower(x)`.
 
 `text_frame` reads text files split over subtasks exactly as the `source.text` operator
 (`operators.sources.text_lines`): partition i is subtask i.
@@ -34,7 +37,11 @@ FUNCTIONS = {
     "sg_subtask": "SubtaskOf",
     "sg_partition_code": "PartitionCode",
     "sg_split": "PythonSplit",
+    "sg_lower": "PythonLower",
+    "sg_upper": "PythonUpper",
 }
+RETURNS = {"sg_split": "array<string>", "sg_lower": "string", "sg_upper": "string"}
+"""What each function returns, when not an int."""
 
 
 def jar_path() -> str | None:
@@ -55,10 +62,14 @@ def available(spark: SparkSession) -> bool:
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.types import ArrayType, IntegerType, StringType
+    from pyspark.sql.types import ArrayType, DataType, IntegerType, StringType
 
+    types: dict[str, DataType] = {
+        "array<string>": ArrayType(StringType(), False),
+        "string": StringType(),
+    }
     for name, cls in FUNCTIONS.items():
-        kind = ArrayType(StringType(), False) if name == "sg_split" else IntegerType()
+        kind = types[RETURNS[name]] if name in RETURNS else IntegerType()
         spark.udf.registerJavaFunction(name, f"{PACKAGE}.{cls}", kind)
 
 

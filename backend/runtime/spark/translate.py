@@ -17,7 +17,8 @@ The subset, and why it is exact:
   rule); unary `-` and `+` on numbers, `not` on bools;
 - comparisons of two values of the same type (str by code point, which is Spark's
   binary order of UTF-8); `and` / `or` of bools; `a if c else b` of one type;
-- `lower()`, `upper()` (Java's full case mappings, as Python's); `strip()`, `lstrip()`,
+- `lower()`, `upper()` (Python's own case tables, by the Java functions `sg_lower` and
+  `sg_upper`: `javafns`); `strip()`, `lstrip()`,
   `rstrip()` without arguments (Python's whitespace, all of it) or with a str literal;
   `split()` without arguments (runs of Python's whitespace, no empty words) or with a
   non-empty str literal; `replace` of non-empty str literals; `startswith` and
@@ -254,7 +255,8 @@ class _Translator:
         column = target.column
         literals = [_str_literal(arg) for arg in args]
         if name in ("lower", "upper") and not args:
-            return Col(F.lower(column) if name == "lower" else F.upper(column), "str")
+            # `javafns`: Python's case tables (Spark's own are another Unicode's).
+            return Col(F.call_function(f"sg_{name}", column), "str")
         if name in ("strip", "lstrip", "rstrip") and len(args) <= 1:
             chars = whitespace_class() if not args else _literal_class(literals[0])
             if args and not literals[0]:

@@ -4,6 +4,7 @@ Python runtime's routing: the same hash, key group and subtask for every key."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,53 @@ def test_text_ranges_replace_bad_utf8_as_python_does(sql: Any, tmp_path: Path) -
         frame, _ = text_frame(sql, [file.as_uri()], parallelism)
         got = [[row.value for row in part] for part in frame.rdd.glom().collect()]
         assert got == [list(text_lines([file], i, parallelism)) for i in range(parallelism)]
+
+
+def _case_texts() -> list[str]:
+    """Every code point Python's case tables name (mapped, cased or case-ignorable, and the
+    neighbours of each range), a sample of the others, each alone and around a capital
+    sigma, and random mixtures of the telling ones."""
+    from runtime.spark.casetables import is_case_ignorable, is_cased
+
+    rng = random.Random(25)
+    points = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    telling = [
+        c
+        for c in points
+        if chr(c).lower() != chr(c) or chr(c).upper() != chr(c) or is_cased(chr(c))
+        or is_case_ignorable(chr(c))
+    ]  # fmt: skip
+    chosen = sorted(
+        set(telling) | {c + d for c in telling for d in (-1, 1)} - set(range(0xD800, 0xE000))
+    )
+    chosen = [c for c in chosen if 0 <= c < 0x110000] + rng.sample(points, 3000)
+    texts = []
+    for c in chosen:
+        char = chr(c)
+        texts += [char, f"A{char}\u03a3", f"{char}\u03a3", f"A\u03a3{char}", f"\u03a3{char}a"]
+    alphabet = [chr(c) for c in rng.sample(telling, 200)] + list("ΣσςAa .'\u0345\u1ad0")
+    texts += ["".join(rng.choices(alphabet, k=rng.randint(1, 12))) for _ in range(3000)]
+    return texts + ["", "plain ascii Words", "ΟΔΟΣ Σ", "straße ﬁne ŉ ᾳ İstanbul ǅ"]
+
+
+def test_case_maps_are_pythons(sql: Any) -> None:
+    from pyspark.sql import functions as F
+
+    frame = sql.createDataFrame([(t,) for t in _case_texts()], "t string")
+    upper = F.call_function("sg_upper", F.col("t"))
+    rows = frame.select(
+        "t",
+        F.call_function("sg_lower", F.col("t")).alias("lower"),
+        upper.alias("upper"),
+        F.call_function("sg_lower", upper).alias("lower_of_upper"),
+    ).collect()
+    for row in rows:
+        text = row.t
+        assert (row.lower, row.upper, row.lower_of_upper) == (
+            text.lower(),
+            text.upper(),
+            text.upper().lower(),
+        ), repr(text)
 
 
 def test_split_is_pythons_split(sql: Any) -> None:

@@ -15,6 +15,7 @@ TEXTS = [
     "Hello World", "  leading and trailing  ", "", "tabs\tand\nnewlines\r\n", "a,b,,c,",
     "Straße ÉTÉ naïve", "ΟΔΟΣ Σ", "İstanbul", "日本語 テキスト", "emoji 😀 pair",
     "nbsp\u00a0and\u3000ideographic\u2028line", "x", "a--b--", ",", "ǅ titlecase",
+    "ﬁne ŉ ᾳ", "\u1c89\ua7cb\U00010d50 newer Unicode", "AΣ\u1ad0 mark",
 ]  # fmt: skip
 INTS = [0, 1, -1, 7, -13, 2**31, -(2**31) - 5, 10**15, 123456789]
 
@@ -25,6 +26,7 @@ TEXT_EXPRESSIONS = [
     "x.endswith(',')", "(x, 1)", "(x.lower(), len(x), len(x) > 3)", "x == 'x'",
     "x < 'b'", "x >= 'a' and x != ''", "not x.startswith(' ')", "'big' if len(x) > 5 else x",
     "(x, (len(x), x.upper()))[1][0]", "str(len(x))", "str(len(x) > 2)",
+    "x.upper().lower()", "x.lower().upper()", "len(x.upper())",
 ]  # fmt: skip
 INT_EXPRESSIONS = [
     "x + 1", "x - 3", "x * 2", "x * 2.5", "x % 7", "x % 2 == 0", "-x", "abs(x)",
