@@ -261,10 +261,11 @@ class _Translator:
             chars = whitespace_class() if not args else _literal_class(literals[0])
             if args and not literals[0]:
                 return target  # nothing to strip
+            # \A and \z: Java's `$` also matches before a line break that ends the text.
             pattern = {
-                "strip": f"^{chars}+|{chars}+$",
-                "lstrip": f"^{chars}+",
-                "rstrip": f"{chars}+$",
+                "strip": f"\\A{chars}+|{chars}+\\z",
+                "lstrip": f"\\A{chars}+",
+                "rstrip": f"{chars}+\\z",
             }[name]
             return Col(F.regexp_replace(column, pattern, ""), "str")
         if name == "split" and not args:

@@ -16,6 +16,7 @@ TEXTS = [
     "Straße ÉTÉ naïve", "ΟΔΟΣ Σ", "İstanbul", "日本語 テキスト", "emoji 😀 pair",
     "nbsp\u00a0and\u3000ideographic\u2028line", "x", "a--b--", ",", "ǅ titlecase",
     "ﬁne ŉ ᾳ", "\u1c89\ua7cb\U00010d50 newer Unicode", "AΣ\u1ad0 mark",
+    "abß\u2028", "x,,\n", "ß,\r\n", "\u0085,a,", ",a\u2029",
 ]  # fmt: skip
 INTS = [0, 1, -1, 7, -13, 2**31, -(2**31) - 5, 10**15, 123456789]
 
@@ -26,7 +27,8 @@ TEXT_EXPRESSIONS = [
     "x.endswith(',')", "(x, 1)", "(x.lower(), len(x), len(x) > 3)", "x == 'x'",
     "x < 'b'", "x >= 'a' and x != ''", "not x.startswith(' ')", "'big' if len(x) > 5 else x",
     "(x, (len(x), x.upper()))[1][0]", "str(len(x))", "str(len(x) > 2)",
-    "x.upper().lower()", "x.lower().upper()", "len(x.upper())",
+    "x.upper().lower()", "x.lower().upper()", "len(x.upper())", "x.rstrip('ß')",
+    "x.lstrip(',')", "x.strip(',ß')", "x.rstrip()",
 ]  # fmt: skip
 INT_EXPRESSIONS = [
     "x + 1", "x - 3", "x * 2", "x * 2.5", "x % 7", "x % 2 == 0", "-x", "abs(x)",
