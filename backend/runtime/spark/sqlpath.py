@@ -8,8 +8,10 @@ A *feed* is a pair of vertices joined by one HASH JobEdge:
   runs in the JVM: the text source's split over subtasks (`javafns.text_frame`), the
   chain as column expressions (`flat_map` of a `split` as `explode`), then a partial
   aggregation per (producer subtask, key);
-- the consumer, in a BATCH run, has that edge as its only input and a keyed `reduce`
-  whose function folds field by field (`a[i]` keeps the first record's field, `a[i] +
+- the consumer, in a BATCH run, has that edge as its only input and heads with a fold,
+  the only kinds whose output per key merging its records in any grouping gives (a
+  `count`, `aggregate`, window or plain transform runs in Python, whatever the key): a
+  keyed `reduce` whose function folds field by field (`a[i]` keeps the first record's field, `a[i] +
   b[i]` sums ints, `max` / `min` of `a[i], b[i]`), or `sum` / `min` / `max` of a field;
   the key may read only fields the fold keeps from the first record. The aggregated
   rows go to the consumer's subtasks by Flink's key groups computed in the JVM
@@ -28,6 +30,10 @@ producer's subtask states come from the listener (its Spark task is the subtask:
 then INITIALIZING and RUNNING as it starts, FINISHED as it ends) and its counts from the
 driver once the consumer has run. Anything else, or any expression outside the subset,
 runs the vertices' Python chains (`Choice.reasons` says why).
+
+Every change here passes `tests/runtime/spark/test_differential.py`, which runs generated
+pipelines both ways and in the reference executor (docs/RUNTIME.md, "How a fast path is
+proven equal").
 """
 
 from __future__ import annotations
@@ -159,8 +165,13 @@ def choose(plan: RunPlan, spark: Callable[[], SparkSession] | None) -> Choice:
 
 
 def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]) -> Feed:
-    if producer.inputs or producer.chained_sources:
-        raise Untranslatable("not a source vertex")
+    if producer.inputs:
+        raise Untranslatable(
+            "it reads another vertex's output; only a vertex that reads text files starts "
+            "a SQL feed"
+        )
+    if producer.chained_sources:
+        raise Untranslatable("it chains several sources")
     head = producer.node(producer.head)
     if head.kind not in TEXT_SOURCES:
         raise Untranslatable(f"{head.kind} is not read in SQL")
@@ -168,14 +179,22 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]
         raise Untranslatable("files outside a file: location are read in Python")
     if _has_faults(plan, producer):
         raise Untranslatable("injected faults run in Python")
-    if len(producer.outputs) != 1 or producer.outputs[0].partitioner != "HASH":
-        raise Untranslatable("its output is not one HASH edge")
+    if not producer.outputs:
+        raise Untranslatable("it sends nothing to another vertex")
+    if len(producer.outputs) > 1:
+        raise Untranslatable(f"it has {len(producer.outputs)} outputs, not one HASH edge")
     output = producer.outputs[0]
+    if output.partitioner != "HASH":
+        raise Untranslatable(f"its output is a {output.partitioner} edge, not a HASH one")
     consumer = plan.vertex(output.consumer)
     if plan.runtime_mode != "BATCH":
         raise Untranslatable("keyed results are folded in SQL in BATCH mode only")
-    if len(consumer.inputs) != 1 or consumer.chained_sources or _has_faults(plan, consumer):
-        raise Untranslatable("its consumer has other inputs or faults")
+    if len(consumer.inputs) != 1:
+        raise Untranslatable(f"its consumer has {len(consumer.inputs)} inputs")
+    if consumer.chained_sources:
+        raise Untranslatable("its consumer chains a source")
+    if _has_faults(plan, consumer):
+        raise Untranslatable("its consumer has injected faults, which run in Python")
     fold_node = _fold_head(consumer)
     key_text = consumer.inputs[0].key
     if key_text is None:
@@ -293,7 +312,12 @@ def _fold(node: NodePlan, record: Value) -> Fold:
             if not isinstance(record, Col):
                 raise Untranslatable(f"{node.label}: {node.kind} of a whole tuple")
             target = 0
-        elif isinstance(record, Tup) and str(position).isdigit() and int(position) < len(cells):
+        elif (
+            isinstance(record, Tup)
+            and str(position).isascii()
+            and str(position).isdigit()
+            and int(position) < len(cells)
+        ):
             if any(isinstance(item, Tup) for item in record.items):
                 raise Untranslatable(f"{node.label}: a nested tuple")
             target = int(position)
