@@ -23,7 +23,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help install build run test lint fmt bench clean wire executor-env spark-jar
+.PHONY: help install build run test lint fmt bench nightly clean wire executor-env spark-jar
 
 help:
 	@echo "StreamGraph Studio"
@@ -35,6 +35,8 @@ help:
 	@echo "              PostgreSQL), end-to-end tests in headless Chromium"
 	@echo "  make bench   compiler, runnability, savepoint, co-editing, Spark and canvas benchmarks"
 	@echo "              (figures)"
+	@echo "  make nightly the runtime's differential tests on 200 batches of generated pipelines"
+	@echo "              from the day's seed (DIFFERENTIAL_SEED=N reruns one)"
 	@echo "  make lint    ruff check and format check, commit messages since the rule came in"
 	@echo "  make fmt     ruff format and autofix, prettier on frontend/"
 	@echo "  make wire    regenerate the browser's wire types from the server's models"
@@ -137,6 +139,17 @@ bench: $(INSTALLED) $(FRONTEND_STAMP) $(CHROMIUM) $(SPARK_JAR)
 	PYTHONPATH=backend $(PY) -m benchmarks.spark_bench --postgres-url "$(TEST_POSTGRES_URL)" \
 		$(SPARK_BENCH_FLAGS)
 	npm run bench:canvas
+
+# Every fast path of the runtime against the reference executor (docs/RUNTIME.md, "How a
+# fast path is proven equal") on many more generated pipelines than `make test` runs, from
+# the day's seed unless DIFFERENTIAL_SEED is set; the seed is printed to rerun a failure.
+DIFFERENTIAL_SEED ?= $(shell date +%Y%m%d)
+DIFFERENTIAL_BATCHES ?= 200
+
+nightly: $(INSTALLED) $(SPARK_JAR)
+	@echo "make nightly: DIFFERENTIAL_SEED=$(DIFFERENTIAL_SEED) DIFFERENTIAL_BATCHES=$(DIFFERENTIAL_BATCHES)"
+	DIFFERENTIAL_SEED=$(DIFFERENTIAL_SEED) DIFFERENTIAL_BATCHES=$(DIFFERENTIAL_BATCHES) \
+		$(BIN)/pytest tests/runtime/spark/test_differential.py
 
 # The Spark executors' Python environment, packed to ship with a cluster profile's
 # `pythonArchive` (spark.archives): a virtualenv of requirements/executor.txt made from this

@@ -173,7 +173,7 @@ def _case_texts() -> list[str]:
         texts += [char, f"A{char}\u03a3", f"{char}\u03a3", f"A\u03a3{char}", f"\u03a3{char}a"]
     alphabet = [chr(c) for c in rng.sample(telling, 200)] + list("ΣσςAa .'\u0345\u1ad0")
     texts += ["".join(rng.choices(alphabet, k=rng.randint(1, 12))) for _ in range(3000)]
-    return texts + ["", "plain ascii Words", "ΟΔΟΣ Σ", "straße ﬁne ŉ ᾳ İstanbul ǅ"]
+    return [*texts, "", "plain ascii Words", "ΟΔΟΣ Σ", "straße ﬁne ŉ ᾳ İstanbul ǅ"]
 
 
 def test_case_maps_are_pythons(sql: Any) -> None:
