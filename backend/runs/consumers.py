@@ -66,7 +66,10 @@ class RunConsumer(MemberSocket[RunAccess]):
     async def joined(self) -> None:
         self._lock = asyncio.Lock()
         self.group = run_group(self.access.key)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        # Without Redis the socket still works: the watch below catches up from the journal.
+        await self.best_effort(
+            "joining the run's group", self.channel_layer.group_add(self.group, self.channel_name)
+        )
         self.joined_run = True
         if await self.send_snapshot():
             self._watch = asyncio.create_task(self._watch_run())
@@ -75,7 +78,10 @@ class RunConsumer(MemberSocket[RunAccess]):
         if self._watch is not None:
             self._watch.cancel()
         if self.joined_run:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.best_effort(
+                "leaving the run's group",
+                self.channel_layer.group_discard(self.group, self.channel_name),
+            )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not self.joined_run or self.closed:

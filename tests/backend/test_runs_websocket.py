@@ -13,8 +13,15 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from django.db import connections, transaction
+from redis.exceptions import ConnectionError as RedisConnectionError
 
-from runs.events import RunPublisher, RunSnapshot, publish_to_run_async, run_update
+from runs.events import (
+    RunPublisher,
+    RunSnapshot,
+    publish_to_run_async,
+    run_group,
+    run_update,
+)
 from runs.journal import append, run_fields, run_monitor
 from runs.models import Run, RunStatus
 from runs.selectors import run_detail
@@ -182,6 +189,34 @@ def test_a_watched_run_whose_worker_is_lost_fails(
         assert update["seq"] == 1 and update["run"]["status"] == "FAILED"
         assert update["run"]["error"].startswith("lost worker")
         assert {s["state"] for s in update["subtasks"]} == {"CANCELED"}
+        await client.close()
+
+    run(scenario)
+
+
+def test_a_run_socket_whose_group_cannot_be_joined_reads_the_journal(
+    team: Team, active: Run, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Redis dropped the connection just as the run's group was joined (a restart): the
+    # socket stays open and follows the run from the journal, as it does while Redis is away.
+    settings.RUN_HEARTBEAT_SECONDS = 0.2
+    from channels_redis.pubsub import RedisPubSubLoopLayer
+
+    join = RedisPubSubLoopLayer.group_add
+
+    async def failing(layer: Any, group: str, channel: str) -> None:
+        if group == run_group(active.key):
+            raise RedisConnectionError("Connection closed by server.")
+        await join(layer, group, channel)
+
+    monkeypatch.setattr(RedisPubSubLoopLayer, "group_add", failing)
+
+    async def scenario() -> None:
+        client, snapshot = await watch(active.pk, team.viewer)
+        assert snapshot["seq"] == 0
+        await database_sync_to_async(record)(active.pk, [event(active, 0, 0, S.RUNNING)])
+        update = await client.receive()
+        assert update["type"] == "run_update" and update["seq"] == 1
         await client.close()
 
     run(scenario)
