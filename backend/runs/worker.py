@@ -85,13 +85,16 @@ class Workers:
 
 
 def stop_children(children: list[subprocess.Popen[bytes]], *, timeout: float) -> None:
-    """SIGTERM to each child still running, then SIGKILL to those that outlive `timeout`."""
+    """SIGTERM to each child still running, then SIGKILL to those still running `timeout`
+    seconds later: the children stop together, so stopping takes `timeout` at most however
+    many there are."""
     for child in children:
         if child.poll() is None:
             child.terminate()
+    deadline = time.monotonic() + timeout
     for child in children:
         try:
-            child.wait(timeout=timeout)
+            child.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()

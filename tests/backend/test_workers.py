@@ -16,6 +16,8 @@ import os
 import signal
 import socket
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +27,7 @@ from django.core.management.base import CommandError
 from rest_framework.authtoken.models import Token
 
 from runs.models import Run
+from runs.worker import stop_children
 from tests.backend.factories import Team, make_team
 from tests.backend.runs_support import (
     ENDED,
@@ -125,3 +128,25 @@ def test_a_killed_worker_s_run_fails_and_the_queue_goes_on(
 def test_a_worker_of_an_unknown_cluster_is_refused_naming_the_known_ones() -> None:
     with pytest.raises(CommandError, match=r"no cluster 'nope'.*the clusters are: default"):
         call_command("run_worker", "--cluster", "nope")
+
+
+def test_children_that_ignore_sigterm_stop_together_within_the_timeout() -> None:
+    """`serve` stops its server and workers in `timeout` seconds at most, however many: a
+    server killed meanwhile (a test's teardown) would leave the rest running."""
+    stubborn = (
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "print('ready', flush=True); time.sleep(60)"
+    )
+    children = [
+        subprocess.Popen([sys.executable, "-c", stubborn], stdout=subprocess.PIPE) for _ in range(3)
+    ]
+    for child in children:
+        assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+    started = time.monotonic()
+    stop_children(children, timeout=2.0)
+    # Each waited for in turn, three would take 6 s.
+    assert time.monotonic() - started < 4.5
+    assert [child.returncode for child in children] == [-signal.SIGKILL] * 3
+    for child in children:
+        assert child.stdout is not None
+        child.stdout.close()
