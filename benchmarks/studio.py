@@ -60,7 +60,12 @@ def serving(env: dict[str, str], log: IO[bytes]) -> Iterator[tuple[str, int]]:
     )
     port = free_port()
     process = subprocess.Popen(
-        serve_command(port=port), cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
+        serve_command(port=port),
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # `stop_serving` kills every process of it if it must
     )
     try:
         wait_until_listening(process, host="127.0.0.1", port=port, timeout=120)

@@ -3,6 +3,7 @@ tests and benchmarks."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -36,13 +37,18 @@ def serve_command(*, port: int) -> list[str]:
 
 
 def stop_serving(process: subprocess.Popen[bytes], *, timeout: float) -> None:
-    """Stop a `manage.py serve` as Ctrl+C does: it stops uvicorn and its worker (whose
-    Spark session goes with it); killed if it takes longer than `timeout` seconds."""
+    """Stop a `manage.py serve` as Ctrl+C does: it stops uvicorn and its workers (whose
+    Spark sessions go with them). If it takes longer than `timeout` seconds it is killed,
+    with every process of its group when it leads one (started with `start_new_session`),
+    so that no worker outlives it to take the runs of a later server on its queues."""
     process.send_signal(signal.SIGINT)
     try:
         process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        process.kill()
+        if os.getpgid(process.pid) == process.pid:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
         process.wait()
 
 

@@ -190,7 +190,14 @@ def serving(django_db_blocker: Any, *, workers: bool = True, **environment: str)
     env = served_environment(django_db_blocker, **environment)
     command = serve_command(port=port) + ([] if workers else ["--no-worker"])
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # `stop_serving` kills every process of it if it must
+        )
         try:
             wait_until_listening(process, host="127.0.0.1", port=port, timeout=60)
             yield f"127.0.0.1:{port}"
@@ -219,6 +226,7 @@ def run_workers(
                 env=served_environment(django_db_blocker, **environment),
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
             stack.callback(stop_serving, process, timeout=30)
             started.append((process, log))
