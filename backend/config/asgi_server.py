@@ -37,11 +37,13 @@ def serve_command(*, port: int) -> list[str]:
 
 
 def stop_serving(process: subprocess.Popen[bytes], *, timeout: float) -> None:
-    """Stop a `manage.py serve` as Ctrl+C does: it stops uvicorn and its workers (whose
-    Spark sessions go with them). If it takes longer than `timeout` seconds it is killed,
-    with every process of its group when it leads one (started with `start_new_session`),
-    so that no worker outlives it to take the runs of a later server on its queues."""
-    process.send_signal(signal.SIGINT)
+    """Stop a `manage.py serve` (or `run_worker`) as `docker stop` does, by SIGTERM (not
+    Ctrl+C's SIGINT, which a process started in the background of a script ignores): it
+    stops uvicorn and its workers, whose Spark sessions go with them. If it takes longer
+    than `timeout` seconds it is killed, with every process of its group when it leads one
+    (started with `start_new_session`), so that no worker outlives it to take the runs of
+    a later server on its queues."""
+    process.terminate()
     try:
         process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
