@@ -23,7 +23,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help install build run test lint fmt bench nightly clean wire executor-env spark-jar
+.PHONY: help install build run test test-python-checks test-frontend-checks test-pytest test-e2e \
+	lint fmt bench nightly clean wire executor-env spark-jar
 
 help:
 	@echo "StreamGraph Studio"
@@ -31,8 +32,10 @@ help:
 	@echo "  make run     install dependencies, build the app if its sources changed, migrate,"
 	@echo "              serve http://127.0.0.1:$(PORT) (app, API, websockets, Celery worker)"
 	@echo "  make build   build the browser app into frontend/dist if its sources changed"
-	@echo "  make test    lint, type-check, import contracts, Django checks, tests (SQLite and"
-	@echo "              PostgreSQL), end-to-end tests in headless Chromium"
+	@echo "  make test    lint, type-check, import contracts, Django checks, pytest (PostgreSQL,"
+	@echo "              a few again on SQLite), vitest, end-to-end tests in headless Chromium,"
+	@echo "              side by side; parts: test-python-checks, test-frontend-checks,"
+	@echo "              test-pytest, test-e2e"
 	@echo "  make bench   compiler, runnability, savepoint, co-editing, Spark and canvas benchmarks"
 	@echo "              (figures)"
 	@echo "  make nightly the runtime's differential tests on 200 batches of generated pipelines"
@@ -105,21 +108,46 @@ lint: $(INSTALLED)
 	$(BIN)/ruff format --check .
 	$(PY) tools/commit_subjects.py
 
-test: lint $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM) $(SPARK_JAR)
+# `make test` runs four parts side by side, each printed whole when it ends, and says how
+# long it took: the Python checks, the browser app's checks and unit tests, pytest (on
+# PostgreSQL, in TEST_WORKERS processes, then the tests marked `both_databases` again on
+# SQLite, `make run`'s database), and the end-to-end suite (a server and database of its
+# own). docs/ARCHITECTURE.md, "Tests", says how to run one part.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/pytest --durations=30
+# The tests' JVMs (Spark's, in pytest and behind the end-to-end server) live seconds to
+# minutes: C2's compiles and parallel GC threads cost them a quarter of their CPU on two
+# cores and pay nothing back; production's JVMs keep the defaults.
+TEST_JAVA := JAVA_TOOL_OPTIONS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+test:
+	@start=$$(date +%s); \
+	if $(MAKE) --no-print-directory --output-sync=target -j 4 test-python-checks \
+		test-frontend-checks test-pytest test-e2e; then result=passed; else result=FAILED; fi; \
+	echo "make test: $$result in $$(( $$(date +%s) - start )) s"; \
+	[ $$result = passed ]
+
+test-python-checks: lint
 	$(BIN)/mypy
 	PYTHONPATH=backend $(BIN)/lint-imports
-	npm run lint
-	npm run format:check
-	npm run typecheck
-	npm run test:unit
-	$(TEST_SETTINGS) $(PY) manage.py check
 	$(TEST_SETTINGS) $(PY) manage.py makemigrations --check --dry-run
 	$(TEST_SETTINGS) $(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
 	$(TEST_SETTINGS) $(PY) manage.py wire_schema --check
+
+# The build type-checks frontend/ whenever its sources change; the rest is checked here.
+test-frontend-checks: $(NODE_STAMP) $(FRONTEND_STAMP)
+	npm run lint
+	npm run format:check
+	npm run typecheck:others
+	npm run test:unit
 	npm run wire:check
-	$(BIN)/pytest
-	DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests/backend -m "not runs_once"
-	npm run test:e2e
+
+test-pytest: $(INSTALLED) $(FRONTEND_STAMP) $(SPARK_JAR)
+	$(TEST_JAVA) DATABASE_URL=$(TEST_POSTGRES_URL) $(PYTEST) -n $(TEST_WORKERS) --dist loadgroup
+	$(TEST_JAVA) DATABASE_URL=sqlite:///var/test.sqlite3 $(PYTEST) -m both_databases
+
+test-e2e: $(INSTALLED) $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM)
+	$(TEST_JAVA) npm run test:e2e
 
 # The browser's types of what the server sends (frontend/src/api/generated/), from its models.
 wire: $(INSTALLED) $(NODE_STAMP)

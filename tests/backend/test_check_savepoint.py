@@ -8,10 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.runs_once
-
 REPO = Path(__file__).resolve().parents[2]
 SAVEPOINTS = REPO / "tests" / "compiler" / "data" / "savepoints"
 COUNTING = SAVEPOINTS / "counting.v1.savepoint"

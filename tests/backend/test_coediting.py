@@ -159,6 +159,7 @@ def test_join_gets_document_revision_plan_and_presence(team: Team) -> None:
     run(scenario)
 
 
+@pytest.mark.both_databases
 def test_an_edit_reaches_everyone_with_the_plan_delta(team: Team) -> None:
     async def scenario() -> None:
         alice, snapshot = await join(team, "editor")
@@ -278,6 +279,7 @@ def test_a_node_and_its_edge_are_one_revision_and_follow_the_id_it_gets(team: Te
     run(scenario)
 
 
+@pytest.mark.both_databases
 def test_a_stale_independent_edit_is_rebased(team: Team) -> None:
     async def scenario() -> None:
         alice, _ = await join(team, "editor")

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.runs_once
-
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "compiler" / "data" / "fixtures"
 

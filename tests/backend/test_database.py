@@ -4,6 +4,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
+pytestmark = pytest.mark.both_databases
+
 
 def test_database_follows_database_url() -> None:
     url = os.environ.get("DATABASE_URL", "sqlite://")

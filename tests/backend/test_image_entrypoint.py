@@ -9,11 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from config.asgi_server import free_port
-
-pytestmark = pytest.mark.runs_once
 
 REPO = Path(__file__).resolve().parents[2]
 ENTRYPOINT = REPO / "docker" / "entrypoint.sh"

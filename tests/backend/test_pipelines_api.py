@@ -44,6 +44,7 @@ def test_create_without_a_document_starts_from_an_empty_valid_one() -> None:
     assert plan["ok"] is True
 
 
+@pytest.mark.both_databases
 def test_create_with_a_document_stores_it_unchanged() -> None:
     team = make_team()
     document = make_document(name="orders", parallelism=3)
@@ -120,6 +121,7 @@ def test_a_new_document_bumps_the_revision_and_a_rename_does_not() -> None:
     assert Pipeline.objects.get(pk=team.pipeline.pk).document == make_document(parallelism=4)
 
 
+@pytest.mark.both_databases
 def test_a_change_on_a_stale_revision_is_409_and_changes_nothing() -> None:
     team = make_team()
     url = f"/api/pipelines/{team.pipeline.pk}/"
@@ -195,6 +197,7 @@ def test_the_execution_summary_stays_small_at_high_parallelism() -> None:
     assert all(len(e["groups"]) <= 4096 for e in plan["execution"]["edges"])
 
 
+@pytest.mark.both_databases
 def test_plan_of_a_saved_version() -> None:
     team = make_team()
     team.client("editor").patch(

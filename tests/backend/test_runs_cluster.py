@@ -43,7 +43,7 @@ from tests.backend.runs_support import REPO, follow, make_runnable_version, serv
 from tests.backend.spark_cluster import StandaloneCluster
 from tests.backend.test_live_server import Http
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.runs_once]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 CLUSTER = "standalone"
 ENVIRONMENT = "env"

@@ -35,7 +35,7 @@ from tests.backend.runs_support import (
 )
 from tests.backend.test_live_server import Http
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.runs_once]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 BLIND = "blind"
 """A cluster whose executors publish to an address where nothing listens."""

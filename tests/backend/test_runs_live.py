@@ -49,6 +49,7 @@ def signed_in(server: str) -> tuple[Http, str, Team]:
     return Http(server, token), token, team
 
 
+@pytest.mark.both_databases
 def test_a_run_started_over_http_is_followed_to_its_end_over_a_websocket(server: str) -> None:
     http, token, team = signed_in(server)
     status, run = http.call("POST", f"/api/pipelines/{team.pipeline.pk}/runs/", {"version": 2})

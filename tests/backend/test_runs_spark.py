@@ -22,7 +22,7 @@ from tests.backend.runs_support import (
 )
 from tests.backend.test_live_server import Http
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.runs_once]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 MASTER = "local[2,3]"
 

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.runs_once
-
 REPO = Path(__file__).resolve().parents[2]
 _NAMES = ("DEBUG", "SECRET_KEY", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE",
           "SECURE_HSTS_SECONDS", "SECURE_SSL_REDIRECT", "TRUSTED_PROXIES")  # fmt: skip
