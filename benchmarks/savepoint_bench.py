@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from compiler.pipeline import Compilation, compile_document
-from compiler.restore import check_restore
-from compiler.savepoint import (
+from compiler.state.restore import check_restore
+from compiler.state.savepoint import (
     MAGIC,
     MAX_OPERATOR_STATES,
     MAX_SUBTASK_STATES,

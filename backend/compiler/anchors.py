@@ -9,7 +9,7 @@ OperatorID, the edge's source and target OperatorIDs, the vertex's JobVertexID.
 `anchor_changes` compares an anchor with another version (or the working copy): empty when
 the element is still there with the same ids (the comment is current), otherwise the
 causes in words: the element is gone, or an id changed, explained the way the savepoint
-verdict explains it (`compiler.diff.operator_id_causes`) when the document the comment was
+verdict explains it (`compiler.state.idchanges`) when the document the comment was
 written on is at hand, else by the ids alone.
 
 Ids are hex text (`compiler.hashing.to_hex`), as every output shows them. A node on a
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compiler.diff import operator_id_causes
 from compiler.edits import EdgeKey, edge_keys
 from compiler.hashing import to_hex
 from compiler.model import NodeId
 from compiler.pipeline import Compilation
+from compiler.state.idchanges import operator_id_causes
 
 AnchorKind = Literal["pipeline", "node", "edge", "vertex"]
 ANCHOR_KINDS: tuple[AnchorKind, ...] = ("pipeline", "node", "edge", "vertex")

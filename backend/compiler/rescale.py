@@ -59,7 +59,9 @@ from compiler.model import (
     Partitioner,
 )
 from compiler.pipeline import Compilation, compile_document
-from compiler.statecheck import state_risks_of
+from compiler.state.predicted import predicted_savepoint
+from compiler.state.restore import RestoreCheck, check_restore
+from compiler.state.statecheck import restore_risks
 
 ProblemCode = Literal[
     "not-compiled",
@@ -228,14 +230,15 @@ class VertexRescale:
     """Over all new subtasks; None when the state cannot be restored."""
     after_vertices: tuple[VertexRef, ...]
     """The vertices its operators run in after the rescale (empty if it does not compile)."""
+    restores: bool
+    """Flink takes its state at the new parallelism (`compiler.state.restore`, against the
+    savepoint the job writes before the rescale), as far as its max parallelism decides;
+    False too when the rescaled job cannot be built, its parallelism above a max
+    parallelism it sets."""
 
     @property
     def changed(self) -> bool:
         return self.parallelism_before != self.parallelism_after
-
-    @property
-    def restores(self) -> bool:
-        return self.parallelism_after <= self.max_parallelism.key_groups
 
     @property
     def moved_key_groups(self) -> int | None:
@@ -549,6 +552,8 @@ def simulate_rescale(
     )
     keyed_nodes = {e.target for e in old.graph.edges if e.partitioner is Partitioner.HASH}
     after_vertex_of = _after_vertices(new)
+    check = check_restore(predicted_savepoint(old), new, previous=old) if new.ok else None
+    refused = _refused_vertices(old, new, check)
     own_before, own_after = _own_parallelism(document), _own_parallelism(rescaled)
     default_after = _default_parallelism(rescaled)
     vertices = tuple(
@@ -562,10 +567,11 @@ def simulate_rescale(
             ),
             keyed_nodes=keyed_nodes,
             after_vertex_of=after_vertex_of,
+            restores=vertex.id not in refused,
         )
         for vertex in chosen
     )
-    problems = _problems(vertices, document, rescaled, old, new, after_vertex_of)
+    problems = _problems(vertices, new, check, after_vertex_of)
     pin = pin_edits(vertices, document, whole_job=rescale.vertex is None)
     return RescaleSimulation(
         rescale=rescale,
@@ -610,13 +616,13 @@ def _vertex_rescale(
     parallelism_after: int,
     keyed_nodes: set[NodeId],
     after_vertex_of: dict[NodeId, tuple[VertexRef, frozenset[NodeId]]],
+    restores: bool,
 ) -> VertexRescale:
     nodes = tuple(sorted(_operators(vertex)))
     head = vertex.job_vertex.head
     old, new = vertex.parallelism, parallelism_after
     key_groups = vertex.max_parallelism
     explicit = not vertex.max_parallelism_derived
-    restores = new <= key_groups
     after_refs: dict[Hash128, VertexRef] = {}
     for node in nodes:
         if node in after_vertex_of:
@@ -641,15 +647,40 @@ def _vertex_rescale(
         after=redistribute(key_groups, old, new, SUBTASKS_SHOWN) if restores else (),
         totals=rescale_totals(key_groups, old, new) if restores else None,
         after_vertices=tuple(after_refs.values()),
+        restores=restores,
     )
+
+
+def _refused_vertices(
+    old: Compilation, new: Compilation, check: RestoreCheck | None
+) -> set[Hash128]:
+    """The vertices of `old` whose state the rescaled job cannot take because of its max
+    parallelism: the restore check's refusals, or without one (the rescaled job does not
+    compile), those whose operators now run above the max parallelism they set."""
+    assert old.execution is not None
+    vertex_of = {
+        to_hex(operator): vertex.id
+        for vertex in old.execution.vertices
+        for operator, _ in vertex.job_vertex.operator_ids
+    }
+    if check is not None:
+        return {
+            vertex_of[row.operator_id]
+            for row in check.operators
+            if row.outcome in ("max-parallelism", "parallelism-above-max")
+        }
+    above = {
+        NodeId(d.location.node)
+        for d in new.diagnostics
+        if d.code in _ABOVE_MAX_CODES and d.location.node is not None
+    }
+    return {vertex.id for vertex in old.execution.vertices if above & set(vertex.job_vertex.nodes)}
 
 
 def _problems(
     vertices: tuple[VertexRescale, ...],
-    document: dict[str, Any],
-    rescaled: dict[str, Any],
-    old: Compilation,
     new: Compilation,
+    check: RestoreCheck | None,
     after_vertex_of: dict[NodeId, tuple[VertexRef, frozenset[NodeId]]],
 ) -> tuple[RescaleProblem, ...]:
     problems: list[RescaleProblem] = [
@@ -665,10 +696,10 @@ def _problems(
     ]
     for vertex in vertices:
         problems.extend(_vertex_problems(vertex, after_vertex_of))
-    if new.ok:
+    if check is not None:
         vertex_of = {node: v.id for v in vertices for node in v.nodes}
-        for risk in state_risks_of(document, rescaled, old, new):
-            if risk.node is None:  # only a savepoint's risks lack a node
+        for risk in restore_risks(check):
+            if risk.node is None:
                 continue
             for reason in risk.reasons:
                 if reason.code == "state-lost":

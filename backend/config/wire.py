@@ -40,6 +40,8 @@ _ROOTS: Mapping[str, Any] = {
     "RunDetail": run_events.RunDetail,
     # `GET /api/pipelines/<id>/rescale/`.
     "RescaleSimulation": pipeline_events.RescaleSimulation,
+    # `GET /api/pipelines/<id>/diff/`: its `savepoint`.
+    "StateVerdict": pipeline_events.StateVerdict,
     # Team review over REST: comments, reviews, policies, the inbox, the activity feed.
     "CommentThreadPage": review_events.CommentThreadPage,
     "CommentThread": review_events.CommentThread,

@@ -10,7 +10,7 @@ Problems that would only stop a run (a missing parameter, an expression that doe
 compile, an operator kind the runtime lacks: `runtime.runnability`) are shown
 beside the compiler's diagnostics, marked `"stage": "run"`, and after them the warnings
 about state a savepoint would not restore (a stateful operator without a uid or uidHash:
-`compiler.stateful`), marked `"stage": "state"`. Neither ever makes a document invalid,
+`compiler.state.kinds`), marked `"stage": "state"`. Neither ever makes a document invalid,
 so it can still be compiled, stored and saved as a version.
 """
 
@@ -26,7 +26,7 @@ from compiler.diagnostics import Diagnostic, Location, structural_errors
 from compiler.document import FORMAT
 from compiler.flinkjson import streamgraph_from_execution_plan
 from compiler.pipeline import Compilation, compile_document
-from compiler.stateful import unpinned_state_warnings
+from compiler.state.kinds import unpinned_state_warnings
 from config.errors import DocumentRejected, DocumentTooLarge, MalformedJson
 from config.json_input import read_json
 from runtime.runnability import runnability

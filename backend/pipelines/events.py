@@ -9,8 +9,9 @@ every consumer forwards the same text, so a broadcast costs one encoding, not on
 client. Apps built on pipelines (reviews) send their own messages to the same clients
 through it too: those are declared on `PipelineGroupMessage`, in their app's `events.py`.
 
-The REST bodies of this app that are wire models live here too (the rescale simulator's,
-at the end), documented in the OpenAPI schema by the same models.
+The REST bodies of this app that are wire models live here too (the rescale simulator's and
+the version diff's state verdict, at the end), documented in the OpenAPI schema by the
+same models.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from pydantic import Field, TypeAdapter
 
 from compiler.liveplan import compact_delta
 from compiler.rescale import ProblemCode, ProblemSeverity, Scope
+from compiler.state.restore import FailureCode, WarningCode
+from compiler.state.verdict import OperatorVerdict
 from config.messages import ErrorBody, UserRef, WireMessage, ts_type
 from config.namespacing import redis_namespace
 
@@ -385,3 +388,63 @@ class RescaleSimulation(WireMessage):
     """Null when every vertex shown sets its max parallelism."""
     choices: list[RescaleChoice]
     """Every vertex of the version, in topological order."""
+
+
+# The version diff's state verdict (`GET /api/pipelines/<id>/diff/`, its `savepoint`) ---
+
+
+class RestoreFailure(WireMessage):
+    code: FailureCode
+    operatorId: HexId
+    """The ID Flink names: the operator's, or for `parallelism-above-max` the vertex's."""
+    message: str
+    """Flink's own words."""
+
+
+class RestoreWarning(WireMessage):
+    code: WarningCode
+    message: str
+    operatorId: HexId | None
+    node: int | None
+
+
+class OperatorStateVerdict(WireMessage):
+    """What becomes of one stateful operator's state (`compiler.state.verdict`)."""
+
+    node: int | None
+    """Where the diff draws it: the operator that restores it, else the one that wrote it;
+    for `new`, the operator of the newer version."""
+    name: str
+    operator: str
+    oldOperatorId: HexId | None
+    """The ID its state is saved under; null for `new`."""
+    newOperatorId: HexId | None
+    verdict: OperatorVerdict
+    hasState: bool | None
+    """Null: its state may be empty, which only the running job tells."""
+    causes: list[str]
+
+
+class StateSummary(WireMessage):
+    kept: int
+    lost: int
+    refused: int
+    new: int
+
+
+class StateVerdict(WireMessage):
+    """Would a savepoint of the older version restore into the newer one? The restore check
+    of the newer version against the savepoint the older one would write."""
+
+    basis: Literal["predicted"]
+    restores: bool
+    """Flink starts the newer version from it."""
+    restoresAllowingNonRestoredState: bool
+    verdict: str
+    """The answer in one sentence, in the restore check's words."""
+    failure: RestoreFailure | None
+    warnings: list[RestoreWarning]
+    summary: StateSummary
+    operators: list[OperatorStateVerdict]
+    """Every stateful operator: the older version's in its savepoint's order, then the
+    newer version's that start empty."""

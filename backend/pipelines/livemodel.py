@@ -47,7 +47,7 @@ from compiler.liveplan import (
 )
 from compiler.model import NodeId, StreamGraph
 from compiler.pipeline import PIPELINE, Compilation, compile_document, recompile_node
-from compiler.stateful import unpinned_state_warnings
+from compiler.state.kinds import unpinned_state_warnings
 from pipelines.documents import RUN_STAGE, STATE_STAGE
 from runtime.runnability import (
     Neighbourhood,

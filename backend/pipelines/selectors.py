@@ -217,7 +217,11 @@ def pipeline_diff(
         )
     else:
         old_document = pipeline_document(pipeline=pipeline, ref=old)
-    return diff_documents(old_document, new_document)
+    diff = diff_documents(old_document, new_document)
+    if diff["savepoint"] is not None:  # the shape the browser's types are generated from
+        verdict = events.StateVerdict.model_validate(diff["savepoint"])
+        diff["savepoint"] = verdict.model_dump(mode="json")
+    return diff
 
 
 def pipeline_export(

@@ -252,6 +252,9 @@ class DiffSerializer(serializers.Serializer):
         allow_null=True, help_text="Subtask counts and key groups that move."
     )
     savepoint = serializers.JSONField(
-        allow_null=True, help_text="Per stateful operator: kept, lost or new, and why."
+        allow_null=True,
+        help_text="Whether a savepoint of the older version restores into the newer one, "
+        "and per stateful operator whether its state is kept, lost, refused or new, and why "
+        "(`StateVerdict` of the wire schema); null unless both compile.",
     )
     diagnostics = serializers.JSONField(help_text="Diagnostics of the old and the new document.")

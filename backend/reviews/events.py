@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from accounts.models import Role
-from compiler.statecheck import RiskCode
+from compiler.state.statecheck import RiskCode
 from config.messages import UserRef, WireMessage
 from pipelines.events import PipelineGroupMessage
 

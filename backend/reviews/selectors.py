@@ -21,7 +21,7 @@ from compiler.edits import EdgeKey
 from compiler.hashing import to_hex
 from compiler.model import NodeId
 from compiler.pipeline import compile_document
-from compiler.statecheck import StateRisk, savepoint_risks, state_risks_of
+from compiler.state.statecheck import StateRisk, savepoint_risks, version_risks
 from config.cursors import id_cursor, read_id_cursor
 from config.errors import NotFound
 from config.messages import UserRef
@@ -371,9 +371,9 @@ class StateBasis:
 def state_check(
     *, pipeline: Pipeline, version: PipelineVersion, tallies: dict[int, Tally]
 ) -> StateBasis:
-    """The state `version` puts at risk: that of the pipeline's current savepoint it would
-    not restore (`compiler.restore`), or without one, that of the stateful operators of the
-    last approved version before it (`compiler.statecheck`; none approved: nothing)."""
+    """The state `version` puts at risk (`compiler.state.statecheck`): that of the
+    pipeline's current savepoint it would not restore, or without one, that of the savepoint
+    the last approved version before it would write (none approved: nothing)."""
     plans = Plans(pipeline)
     savepoint = savepoint_current(pipeline=pipeline)
     if savepoint is not None:
@@ -390,7 +390,7 @@ def state_check(
         return StateBasis(reference=None, savepoint=None, risks=[])
     reference = plans.version(max(approved))
     old, new = plans.side(reference.number), plans.side(version.number)
-    risks = state_risks_of(old.document, new.document, old.compilation, new.compilation)
+    risks = version_risks(old.compilation, new.compilation)
     return StateBasis(reference=reference, savepoint=None, risks=risks)
 
 

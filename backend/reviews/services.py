@@ -26,7 +26,7 @@ from accounts.selectors import membership_role
 from compiler.anchors import AnchorKind, AnchorNotFound, anchor_in
 from compiler.diagnostics import Diagnostic, Location
 from compiler.edits import EdgeKey
-from compiler.statecheck import StateRisk
+from compiler.state.statecheck import StateRisk
 from config.errors import Conflict, InvalidRequest, NotFound, PermissionDenied
 from config.messages import UserRef
 from pipelines.events import publish_after_commit
@@ -369,7 +369,7 @@ def review_verdict_create(
 ) -> ReviewVerdict:
     """Answer a review request you were asked in (any member): approve, request changes or
     comment. An approval acknowledges exactly the operators whose state the version puts at
-    risk compared with the pipeline's last approved version (`compiler.statecheck`)."""
+    risk compared with the pipeline's last approved version (`compiler.state.statecheck`)."""
     user = authenticated_user(actor)
     with transaction.atomic():
         pipeline = _locked_pipeline(request.version.pipeline_id)

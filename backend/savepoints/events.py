@@ -8,9 +8,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 
-from compiler.restore import FailureCode, MatchedBy, Outcome, WarningCode
-from compiler.savepoint import OperatorState, Savepoint, StateKind
+from compiler.state.restore import MatchedBy, Outcome
+from compiler.state.savepoint import OperatorState, Savepoint, StateKind
 from config.messages import UserRef, WireMessage
+from pipelines.events import RestoreFailure, RestoreWarning
 
 HexId = Annotated[str, Field(pattern="^[0-9a-f]{32}$")]
 StateKindName = Literal[
@@ -51,6 +52,10 @@ class SavepointOperator(WireMessage):
 
     @classmethod
     def of(cls, state: OperatorState) -> SavepointOperator:
+        """From a savepoint read from a file, whose every size is known."""
+        sizes = [(s.kind, s.bytes) for s in state.sizes if s.bytes is not None]
+        if state.has_state is None or len(sizes) != len(state.sizes):
+            raise ValueError("a predicted savepoint's operator is not a savepoint file's")
         return cls(
             operatorId=state.hex_id,
             name=state.name,
@@ -61,8 +66,8 @@ class SavepointOperator(WireMessage):
             finishedSubtasks=state.finished_subtasks,
             fullyFinished=state.fully_finished,
             hasState=state.has_state,
-            stateBytes=state.state_bytes,
-            sizes=[StateSizeEntry(kind=_kind(s.kind), bytes=s.bytes) for s in state.sizes],
+            stateBytes=sum(size for _, size in sizes),
+            sizes=[StateSizeEntry(kind=_kind(kind), bytes=size) for kind, size in sizes],
         )
 
 
@@ -154,21 +159,6 @@ class NewOperator(WireMessage):
     stateful: bool
 
 
-class RestoreFailure(WireMessage):
-    code: FailureCode
-    operatorId: HexId
-    """The ID Flink names: the operator's, or for `parallelism-above-max` the vertex's."""
-    message: str
-    """Flink's own words."""
-
-
-class RestoreWarning(WireMessage):
-    code: WarningCode
-    message: str
-    operatorId: HexId | None
-    node: int | None
-
-
 class RestoreRescale(WireMessage):
     """The rescale the version was checked with."""
 
@@ -204,5 +194,5 @@ class RestoreCheck(WireMessage):
 
     @classmethod
     def of(cls, check: dict[str, Any], **context: Any) -> RestoreCheck:
-        """From `compiler.restore.RestoreCheck.to_json()`, which must fit this shape."""
+        """From `compiler.state.restore.RestoreCheck.to_json()`, which must fit this shape."""
         return cls.model_validate({**check, **context})

@@ -11,9 +11,9 @@ from django.db.models import QuerySet
 from compiler.hashing import to_hex
 from compiler.pipeline import Compilation, compile_document
 from compiler.rescale import Rescale, RescaleRefused, apply_edits, rescale_edits
-from compiler.restore import check_restore
-from compiler.savepoint import Savepoint as SavepointRead
-from compiler.savepoint import SavepointError, read_savepoint
+from compiler.state.restore import check_restore
+from compiler.state.savepoint import Savepoint as SavepointRead
+from compiler.state.savepoint import SavepointError, read_savepoint
 from config.errors import Conflict, InvalidRequest, NotFound
 from config.messages import UserRef
 from pipelines.models import Pipeline
@@ -139,7 +139,7 @@ def savepoint_check(
     rescale: Rescale | None = None,
 ) -> RestoreCheck:
     """What Flink 2.3 does when version `ref` (or the working copy) starts from `savepoint`
-    (`compiler.restore`), rescaled first if `rescale` is given (`compiler.rescale`, as
+    (`compiler.state.restore`), rescaled first if `rescale` is given (`compiler.rescale`, as
     `flink run -p` or a vertex's new parallelism would); `Conflict` when that does not
     compile."""
     if ref == WORKING:

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from accounts.models import Role
 from accounts.permissions import authenticated_user, require_role
-from compiler.savepoint import SavepointError, read_savepoint
+from compiler.state.savepoint import SavepointError, read_savepoint
 from config.errors import InvalidRequest, NotFound
 from pipelines.models import Pipeline, PipelineVersion
 from pipelines.selectors import version_get

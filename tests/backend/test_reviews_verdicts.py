@@ -398,8 +398,11 @@ def test_a_removed_stateful_operator_needs_acknowledging(team: Team) -> None:
     check = team.client("viewer").get(reviews_url(team, number)).json()["stateCheck"]
 
     assert {r["name"]: [x["code"] for x in r["reasons"]] for r in check["operators"]} == {
-        "Reduce": ["operator-removed"]
+        "Reduce": ["state-lost"]
     }
+    (risk,) = check["operators"]
+    assert risk["node"] is None  # no operator of the version concerns it
+    assert "its operator Reduce (3) was removed" in risk["reasons"][0]["message"]
 
 
 def test_an_operator_whose_id_changes_needs_acknowledging_with_the_cause(team: Team) -> None:
@@ -445,7 +448,8 @@ def test_a_current_savepoint_is_what_an_approval_acknowledges(team: Team) -> Non
 
     assert check["reference"] is None
     assert check["savepoint"] == {"id": savepoint.pk, "label": "production 2026-11-20"}
-    assert (risk["name"], risk["node"]) == ("Sum", None)
+    # Sum of the version under review is the one that should take the state over.
+    assert (risk["name"], risk["node"]) == ("Sum", 6)
     assert [r["code"] for r in risk["reasons"]] == ["state-lost"]
     assert without.status_code == 400
     assert "in the current savepoint 'production 2026-11-20'" in without.json()["error"]["message"]

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from compiler.hashing import to_hex
 from compiler.pipeline import compile_document
-from compiler.savepoint import StateKind, read_savepoint
+from compiler.state.savepoint import StateKind, read_savepoint
 from pipelines.models import Pipeline
 from savepoints.events import StateKindName
 from savepoints.models import Savepoint

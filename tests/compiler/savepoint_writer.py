@@ -1,4 +1,4 @@
-"""Writes checkpoint metadata files for tests, in the layout `compiler.savepoint` reads.
+"""Writes checkpoint metadata files for tests, in the layout `compiler.state.savepoint` reads.
 
     data = MetadataWriter(version=6).operator(
         "c27dcf7b54ef6bfd6cff02ca8870b681", name="Sum", subtasks=[Subtask(keyed=100)]

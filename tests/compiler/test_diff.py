@@ -1,4 +1,5 @@
-"""The plan diff: three levels and the savepoint verdict with its causes."""
+"""The plan diff: three levels and the state verdict with its causes (the verdict itself is
+the state engine's: `tests/compiler/test_state_engine.py` holds it to Flink)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def verdict(diff: dict[str, Any], node: int) -> dict[str, Any]:
 
 def test_identical_versions_keep_everything() -> None:
     diff = diff_documents(pipeline(), pipeline())
-    assert diff["savepoint"]["compatible"] is True
+    assert diff["savepoint"]["restores"] is True
+    assert diff["savepoint"]["verdict"] == "Restores"
     assert diff["streamGraph"]["nodes"] == {"added": [], "removed": [], "changed": []}
     assert diff["jobGraph"]["merged"] == [] and diff["jobGraph"]["split"] == []
 
@@ -75,12 +77,16 @@ def test_uid_keeps_the_operator_id_stable() -> None:
         document["nodes"][2]["uid"] = "reduce-orders"
     reduce = verdict(diff_documents(old, new), 3)
     assert reduce["verdict"] == "kept"
-    assert reduce["causes"] == ["uid 'reduce-orders' set, ID stable"]
+    assert reduce["causes"] == [
+        "restored into Keyed Reduce (3) through the ID of its uid 'reduce-orders' (uid "
+        "'reduce-orders' set, ID stable)"
+    ]
 
 
 def test_removed_and_added_operators() -> None:
     new = copy.deepcopy(pipeline())
     new["nodes"][2] = {"id": 5, "name": "Window", "operator": "window.reduce", "parallelism": 4}
+    new["nodes"][2]["uid"] = "window"
     new["edges"][1]["target"] = 5
     new["edges"][2]["source"] = 5
     diff = diff_documents(pipeline(), new)
@@ -88,7 +94,9 @@ def test_removed_and_added_operators() -> None:
     assert verdict(diff, 5)["verdict"] == "new"
     assert diff["streamGraph"]["nodes"]["added"] == [5]
     assert diff["streamGraph"]["nodes"]["removed"] == [3]
-    assert diff["savepoint"]["summary"] == {"kept": 1, "lost": 1, "new": 1}
+    assert diff["savepoint"]["summary"] == {"kept": 1, "lost": 1, "refused": 0, "new": 1}
+    assert diff["savepoint"]["restores"] is False
+    assert diff["savepoint"]["restoresAllowingNonRestoredState"] is True
 
 
 def test_parallelism_change_reports_moved_key_groups() -> None:
@@ -129,7 +137,8 @@ def test_an_unchanged_topology_keeps_the_id_and_says_so() -> None:
     assert source["verdict"] == "kept"
     assert source["oldOperatorId"] == source["newOperatorId"]
     assert source["causes"] == [
-        "same topology around it: ID unchanged (set a uid to keep it stable)"
+        "restored into Source: orders (1) through its generated ID (same topology around it: "
+        "ID unchanged; set a uid to keep it stable)"
     ]
 
 
@@ -144,9 +153,10 @@ def test_a_uid_hash_keeps_a_changed_id_and_says_so() -> None:
     assert reduce["verdict"] == "kept"
     assert reduce["oldOperatorId"] != reduce["newOperatorId"]
     (cause,) = reduce["causes"]
-    assert cause == (
-        f"ID changed from {old_id} to {reduce['newOperatorId']}, but its uidHash is the old "
-        "ID: Flink restores the state through it"
+    new_id = verdict(diff_documents(new, new), 3)["oldOperatorId"]
+    assert cause.startswith(
+        f"restored into Keyed Reduce (3) through its uidHash (its ID is {new_id} now, but its "
+        "uidHash is the old ID)"
     )
     assert "unchanged" not in cause
 
@@ -161,7 +171,8 @@ def test_a_uid_hash_pinning_an_unchanged_id_says_it_keeps_it() -> None:
     reduce = verdict(diff_documents(old, new), 3)
     assert reduce["verdict"] == "kept"
     assert reduce["causes"] == [
-        "ID unchanged, and its uidHash pins it: Flink restores the state through it"
+        "restored into Keyed Reduce (3) through its generated ID (ID unchanged, and its "
+        "uidHash pins it)"
     ]
 
 
@@ -184,27 +195,29 @@ def test_an_operator_replaced_in_place_hands_its_state_to_the_new_one() -> None:
     new["edges"][1]["target"] = 5
     new["edges"][2]["source"] = 5
     diff = diff_documents(pipeline(), new)
-    reduce, window = verdict(diff, 3), verdict(diff, 5)
-    assert reduce["oldOperatorId"] == window["newOperatorId"]
-    assert reduce["causes"] == [
-        "the operator was removed",
-        "its old ID is now the ID of Window (5): Flink restores its state into that operator",
-    ]
-    assert window["causes"] == [
-        "the operator is new, and Flink restores the state of Keyed Reduce (3) into it: its "
-        "ID is that operator's old ID"
-    ]
+    window = verdict(diff, 5)
+    assert window["verdict"] == "kept"
+    assert (window["name"], window["operator"]) == ("Keyed Reduce", "reduce")
+    assert window["oldOperatorId"] == window["newOperatorId"]
+    assert window["causes"] == ["restored into Window (5) through its generated ID"]
+    (warning,) = [w for w in diff["savepoint"]["warnings"] if w["code"] == "kind-changed"]
+    assert warning["code"] == "kind-changed"
+    assert (
+        "'reduce' operator and is restored into Window (5), a 'window.reduce'"
+        in (warning["message"])
+    )
 
 
-def test_a_uid_hash_naming_another_operators_old_id_takes_that_state() -> None:
+def test_a_uid_hash_naming_a_state_already_taken_falls_back_to_the_generated_id() -> None:
+    # Flink looks an operator up by its uidHash only while that state is still unclaimed:
+    # the source, restored first, takes its own state, so the reduce takes its own too.
     old = pipeline()
     new = pipeline()
     source = verdict(diff_documents(old, new), 1)
     new["nodes"][2]["uidHash"] = source["oldOperatorId"]
     diff = diff_documents(old, new)
-    reduce = verdict(diff, 3)
-    assert reduce["verdict"] == "lost"
-    assert reduce["causes"] == [
-        "its uidHash is the old ID of Source: orders (1): Flink looks up that operator's "
-        "state for it, not its own"
+    assert diff["savepoint"]["restores"] is True
+    assert [(o["name"], o["node"], o["verdict"]) for o in diff["savepoint"]["operators"]] == [
+        ("Source: orders", 1, "kept"),
+        ("Keyed Reduce", 3, "kept"),
     ]

@@ -14,8 +14,8 @@ import pytest
 from compiler.hashing import to_hex
 from compiler.model import Hash128, NodeId
 from compiler.pipeline import Compilation, compile_document
-from compiler.restore import RestoreCheck, check_restore
-from compiler.savepoint import OperatorState, StateKind, StateSize, read_savepoint
+from compiler.state.restore import RestoreCheck, check_restore
+from compiler.state.savepoint import OperatorState, StateKind, StateSize, read_savepoint
 from tests.compiler.builders import GraphBuilder
 
 DATA = Path(__file__).resolve().parent / "data" / "savepoints"

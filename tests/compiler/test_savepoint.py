@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.savepoint import (
+from compiler.state.savepoint import (
     MAX_OPERATOR_STATES,
     MAX_SUBTASK_STATES,
     SUPPORTED_VERSIONS,

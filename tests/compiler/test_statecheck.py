@@ -14,7 +14,7 @@ import pytest
 from compiler.hashing import to_hex
 from compiler.model import NodeId
 from compiler.pipeline import compile_document
-from compiler.statecheck import state_risks
+from compiler.state.statecheck import state_risks
 from tests.compiler.builders import GraphBuilder
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -108,24 +108,26 @@ def test_a_changed_key_puts_the_keyed_operator_at_risk() -> None:
     (reason,) = risk.reasons
     assert reason.code == "key-changed"
     assert reason.message == (
-        "the edge 2 -> 3 into it partitions by 'x % 3' instead of 'x': each key's state stays "
-        "where the old key put it"
+        "Sum (3) restores keyed state, but its input is keyed by 'x % 3' instead of 'x': Flink "
+        "restores it without a word, and each key's state stays in the key group the old key "
+        "put it in"
     )
 
 
 def test_an_edge_that_stops_partitioning_by_key_changes_the_key_too() -> None:
     risks = state_risks(keyed(), keyed(partitioner="REBALANCE"))
 
-    assert codes(risks)["Sum"][-1] == "key-changed"
-    assert "partitions by no key (REBALANCE) instead of 'x'" in risks[-1].reasons[-1].message
+    (risk,) = [r for r in risks if r.name == "Sum"]
+    assert [r.code for r in risk.reasons] == ["key-changed"]
+    assert "its input is keyed by no key instead of 'x'" in risk.reasons[0].message
 
 
-def test_a_set_max_parallelism_that_changes_is_a_risk_for_every_stateful_operator() -> None:
+def test_a_set_max_parallelism_that_changes_is_a_risk_for_every_operator() -> None:
+    # Flink refuses to start for any state of another max parallelism, empty or not.
     risks = state_risks(keyed(max_parallelism=128), keyed(max_parallelism=256))
 
     assert codes(risks) == {
-        "Source: Numbers": ["max-parallelism-changed"],
-        "Sum": ["max-parallelism-changed"],
+        name: ["max-parallelism-changed"] for name in ("Source: Numbers", "Map", "Sum", "Sink: Out")
     }
 
 
@@ -137,9 +139,10 @@ def test_a_derived_max_parallelism_within_the_saved_one_is_no_risk() -> None:
 def test_a_derived_max_parallelism_beyond_the_saved_one_is_a_risk() -> None:
     risks = state_risks(keyed(parallelism=2), keyed(parallelism=200))
 
-    assert codes(risks)["Sum"] == ["max-parallelism-changed"]
-    assert "runs 200 subtasks, more than the max parallelism its state was saved with (128)" in (
-        risks[-1].reasons[0].message
+    assert codes(risks)["Sum"] == ["parallelism-above-max"]
+    (sum_risk,) = [r for r in risks if r.name == "Sum"]
+    assert "runs 200 subtasks, more than the max parallelism its state was written with (128)" in (
+        sum_risk.reasons[0].message
     )
 
 
@@ -161,7 +164,8 @@ def test_a_removed_operator_is_named_by_the_id_its_state_is_saved_under() -> Non
     (risk,) = [r for r in state_risks(reference, reviewed) if r.name == "Sum"]
 
     assert risk.operator_id == _sum_id(reference)
-    assert [r.code for r in risk.reasons] == ["operator-removed"]
+    assert [r.code for r in risk.reasons] == ["state-lost"]
+    assert "its operator Sum (3) was removed" in risk.reasons[0].message
 
 
 def _sum_id(document: dict[str, Any]) -> str:
@@ -193,8 +197,8 @@ def test_a_pin_keeps_state_through_one_change_only() -> None:
     (reason,) = risk.reasons
     assert reason.code == "state-lost"
     assert (
-        f"its uidHash {_sum_id(keyed())} finds nothing in a savepoint of the reference, which "
-        f"holds its state under its generated ID {_sum_id(pinned)}"
+        f"its uidHash {_sum_id(keyed())} finds nothing in the savepoint, which holds its state "
+        f"under {_sum_id(pinned)}"
     ) in reason.message
 
 
@@ -207,9 +211,9 @@ def test_a_uid_hash_that_takes_another_state_leaves_its_own_behind() -> None:
 
     (risk,) = [r for r in risks if r.name == "Sum"]
     assert risk.operator_id == _sum_id(reference)
-    assert risk.reasons[0].message == (
-        f"its state would not be restored: its uidHash {source_id} is the saved ID of Source: "
-        "Numbers (1), so Flink restores that state into it instead of its own"
+    assert risk.reasons[0].message.startswith(
+        f"its state would not be restored: its operator Sum (3) has the uidHash {source_id}, the "
+        "saved ID of Source: Numbers (1), so Flink restores that state into it instead of its own"
     )
 
 

@@ -14,13 +14,13 @@ import pytest
 from compiler.diagnostics import Severity
 from compiler.hashing import to_hex
 from compiler.pipeline import compile_document
-from compiler.statecheck import state_risks
-from compiler.stateful import (
+from compiler.state.kinds import (
     STATE_CODE,
     is_stateful,
     kept_state,
     unpinned_state_warnings,
 )
+from compiler.state.statecheck import state_risks
 from runtime.catalog import CATALOG, Category
 from tests.compiler.builders import GraphBuilder
 

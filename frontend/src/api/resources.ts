@@ -372,18 +372,9 @@ export interface VertexRef {
   readonly name: string;
 }
 
-export type SavepointVerdict = "kept" | "lost" | "new";
-
-export interface SavepointOperator {
-  readonly node: number;
-  readonly name: string | null;
-  readonly operator: string | null;
-  readonly oldOperatorId: string | null;
-  readonly newOperatorId: string | null;
-  readonly verdict: SavepointVerdict;
-  /** Why, in words: what the OperatorID depends on that changed. */
-  readonly causes: readonly string[];
-}
+/** The version diff's state verdict and its rows, generated from the server's models. */
+export type StateVerdict = Wire.StateVerdict;
+export type OperatorStateVerdict = Wire.OperatorStateVerdict;
 
 export interface StreamGraphChanges {
   readonly config: readonly FieldChange[];
@@ -418,7 +409,8 @@ export interface JobGraphChanges {
   }[];
 }
 
-/** A vertex whose subtasks change; `movedKeyGroups` is null when max parallelism changed. */
+/** A vertex whose subtasks change; `movedKeyGroups` is null when max parallelism changed
+ * (the key groups do not compare; whether state restores is the `savepoint` part's to say). */
 export interface ExecutionVertexChange {
   readonly vertex: VertexRef;
   readonly subtasks: { readonly old: number; readonly new: number };
@@ -434,14 +426,6 @@ export interface ExecutionGraphChanges {
   readonly vertices: readonly ExecutionVertexChange[];
 }
 
-export interface SavepointCompatibility {
-  /** True when no operator loses its state. */
-  readonly compatible: boolean;
-  readonly summary: Readonly<Record<SavepointVerdict, number>>;
-  /** Every stateful operator of either version, by node id. */
-  readonly operators: readonly SavepointOperator[];
-}
-
 /**
  * `plandiff/v1` (`backend/compiler/diff.py`). The JobGraph, ExecutionGraph and
  * savepoint parts are null unless both documents compile.
@@ -451,7 +435,8 @@ export interface PlanDiff {
   readonly streamGraph: StreamGraphChanges;
   readonly jobGraph: JobGraphChanges | null;
   readonly executionGraph: ExecutionGraphChanges | null;
-  readonly savepoint: SavepointCompatibility | null;
+  /** What a savepoint of the older version does when the newer starts from it. */
+  readonly savepoint: StateVerdict | null;
   readonly diagnostics: {
     readonly old: readonly Diagnostic[];
     readonly new: readonly Diagnostic[];

@@ -6,7 +6,12 @@ import type { DiffFlowNode } from "./diffFlow";
 import { fieldValueText } from "./diffModel";
 
 const MARKS = { added: "+", removed: "−", changed: "~", unchanged: "" } as const;
-const STATE = { kept: "state kept", lost: "state lost", new: "new state" } as const;
+const STATE = {
+  kept: "state kept",
+  lost: "state lost",
+  refused: "state refused",
+  new: "new state",
+} as const;
 
 /** A node of the compared graph: its name and kind, how it changed, and its savepoint fate. */
 export const DiffNodeView = memo(function DiffNodeView({

@@ -1,11 +1,14 @@
-import type { SavepointCompatibility } from "../api/resources";
+import type { StateVerdict } from "../api/resources";
 import { CopyId } from "../ui/CopyId";
 
-const VERDICTS = { kept: "kept", lost: "lost", new: "new" } as const;
+const VERDICTS = { kept: "kept", lost: "lost", refused: "refused", new: "new" } as const;
 
-/** Per stateful operator: does its state come back from the savepoint, under which ids, and why. */
+/**
+ * Per stateful operator: does its state come back from the savepoint, under which ids, and
+ * why (refused: Flink will not start with it).
+ */
 export function SavepointTable(props: {
-  readonly savepoint: SavepointCompatibility;
+  readonly savepoint: StateVerdict;
   readonly onReveal: (node: number) => void;
 }) {
   const { savepoint, onReveal } = props;
@@ -24,23 +27,29 @@ export function SavepointTable(props: {
       <tbody>
         {savepoint.operators.map((op) => (
           <tr
-            key={op.node}
+            key={op.oldOperatorId ?? op.newOperatorId ?? op.name}
             className={`savepoint-row savepoint-row--${op.verdict}`}
-            data-testid={`savepoint-row-${op.node}`}
+            data-testid={`savepoint-row-${op.node ?? "none"}`}
             data-verdict={op.verdict}
           >
             <td>
-              <button
-                type="button"
-                className="link-button"
-                onClick={() => {
-                  onReveal(op.node);
-                }}
-                title="Show it on the canvas"
-              >
-                {op.name ?? `node ${op.node}`}
-              </button>
-              <div className="muted">{op.operator ?? "operator"}</div>
+              {op.node === null ? (
+                <span>{op.name}</span>
+              ) : (
+                <button
+                  type="button"
+                  className="link-button"
+                  onClick={() => {
+                    if (op.node !== null) {
+                      onReveal(op.node);
+                    }
+                  }}
+                  title="Show it on the canvas"
+                >
+                  {op.name}
+                </button>
+              )}
+              <div className="muted">{op.operator}</div>
               <ul className="savepoint-row__causes">
                 {op.causes.map((cause) => (
                   <li key={cause}>{cause}</li>

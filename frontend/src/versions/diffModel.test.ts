@@ -155,59 +155,69 @@ describe("the diff graph", () => {
 });
 
 describe("the savepoint verdict", () => {
-  it("counts the operators that would lose their state", () => {
+  it("words the server's verdict: which state is lost, and whether Flink starts", () => {
     const verdict = savepointVerdict(recorded.diff, 1, 2);
     expect(verdict.tone).toBe("lost");
-    expect(verdict.title).toBe("1 operator would lose its state");
-    expect(verdict.details).toContain(
-      "Stateful operators: 1 keeps its state, 1 loses it, 1 is new.",
+    expect(verdict.title).toBe(
+      "A savepoint of version 1, started as version 2: fails if Count (7e1e69b7...) holds state: it has no operator in this version",
     );
+    expect(verdict.details.slice(0, 2)).toEqual([
+      "Stateful operators: 1 keeps its state, 1 loses it, 1 is new.",
+      "It starts only with --allowNonRestoredState, which drops the state no operator takes.",
+    ]);
   });
 
-  it("says a compatible savepoint restores", () => {
+  it("says a compatible savepoint restores, with the server's warnings", () => {
+    const savepoint = recorded.diff.savepoint;
+    if (savepoint === null) {
+      throw new Error("the recorded diff has a savepoint verdict");
+    }
+    const restores: PlanDiff = {
+      ...recorded.diff,
+      savepoint: {
+        ...savepoint,
+        restores: true,
+        verdict: "Restores",
+        failure: null,
+        summary: { kept: 2, lost: 0, refused: 0, new: 0 },
+        operators: savepoint.operators.filter((op) => op.verdict === "kept"),
+      },
+    };
+    expect(savepointVerdict(restores, 1, "working")).toEqual({
+      tone: "ok",
+      title: "A savepoint of version 1, started as the working copy: restores",
+      details: ["Stateful operators: 2 keep their state."],
+    });
+    const warned: PlanDiff = {
+      ...restores,
+      savepoint: {
+        ...savepoint,
+        ...restores.savepoint,
+        warnings: [
+          { code: "key-changed", message: "Sum is keyed by 'y'", operatorId: null, node: 3 },
+        ],
+      },
+    };
+    const verdict = savepointVerdict(warned, 1, "working");
+    expect(verdict.tone).toBe("warning");
+    expect(verdict.details).toEqual([
+      "Stateful operators: 2 keep their state.",
+      "Sum is keyed by 'y'",
+    ]);
+  });
+
+  it("says when Flink does not start at all", () => {
     const savepoint = recorded.diff.savepoint;
     if (savepoint === null) {
       throw new Error("the recorded diff has a savepoint verdict");
     }
     const diff: PlanDiff = {
       ...recorded.diff,
-      savepoint: {
-        compatible: true,
-        summary: { kept: 2, lost: 0, new: 0 },
-        operators: savepoint.operators.filter((op) => op.verdict === "kept"),
-      },
+      savepoint: { ...savepoint, restoresAllowingNonRestoredState: false },
     };
-    const verdict = savepointVerdict(diff, 1, "working");
-    expect(verdict).toEqual({
-      tone: "ok",
-      title: "A savepoint of version 1 restores into the working copy",
-      details: ["Stateful operators: 2 keep their state."],
-    });
-  });
-
-  it("warns when max parallelism changes under keyed state", () => {
-    const execution = recorded.diff.executionGraph;
-    if (execution === null) {
-      throw new Error("the recorded diff has an ExecutionGraph part");
-    }
-    const vertex = execution.vertices[0];
-    if (vertex === undefined) {
-      throw new Error("the recorded diff rescales a vertex");
-    }
-    const diff: PlanDiff = {
-      ...recorded.diff,
-      executionGraph: {
-        ...execution,
-        vertices: [{ ...vertex, maxParallelism: { old: 128, new: 256 }, movedKeyGroups: null }],
-      },
-      savepoint: { compatible: true, summary: { kept: 0, lost: 0, new: 0 }, operators: [] },
-    };
-    const verdict = savepointVerdict(diff, 2, 3);
-    expect(verdict.tone).toBe("warning");
-    expect(verdict.details).toEqual([
-      "No stateful operators: there is no state to restore.",
-      "The max parallelism of Parse clicks changes (128 → 256): Flink refuses to restore its keyed state.",
-    ]);
+    expect(savepointVerdict(diff, 2, 3).details[1]).toBe(
+      "It does not start, not even with --allowNonRestoredState.",
+    );
   });
 
   it("cannot judge a version with errors", () => {

@@ -9,7 +9,13 @@
  * exactly the keys one document has and the other lacks.
  */
 
-import type { FieldChange, PlanDiff, SavepointOperator, VersionRef } from "../api/resources";
+import type {
+  FieldChange,
+  OperatorStateVerdict,
+  PlanDiff,
+  StateVerdict,
+  VersionRef,
+} from "../api/resources";
 import { NODE_HEIGHT, NODE_WIDTH } from "../canvas/geometry";
 import { toCanvas, type CanvasPosition } from "../graph/canvas";
 import { jsonEqual, type JsonValue } from "../graph/json";
@@ -24,8 +30,8 @@ export interface DiffNode {
   readonly position: CanvasPosition;
   readonly change: ChangeKind;
   readonly fields: readonly FieldChange[];
-  /** The savepoint verdict of a stateful operator. */
-  readonly savepoint: SavepointOperator | null;
+  /** The state verdict of a stateful operator. */
+  readonly savepoint: OperatorStateVerdict | null;
 }
 
 export interface DiffEdge {
@@ -138,7 +144,11 @@ export function diffGraph(
   const changed = new Map(
     diff.streamGraph.nodes.changed.map((entry) => [entry.node, entry.fields]),
   );
-  const savepoint = new Map(diff.savepoint?.operators.map((entry) => [entry.node, entry]) ?? []);
+  const savepoint = new Map(
+    (diff.savepoint?.operators ?? []).flatMap((entry) =>
+      entry.node === null ? [] : [[entry.node, entry] as const],
+    ),
+  );
 
   const nodes: DiffNode[] = newCanvas.nodes.map((item) => {
     const id = item.data.node.id;
@@ -213,10 +223,14 @@ function hasErrors(diagnostics: PlanDiff["diagnostics"]["old"]): boolean {
   return diagnostics.some((d) => d.severity === "error");
 }
 
-/** The savepoint verdict of restoring a savepoint of `from` into `to`, in words. */
+/**
+ * Whether a savepoint of `from` restores into `to`, in words: the server's state verdict
+ * (the restore check against the savepoint `from` would write) and its counts. No rule of
+ * Flink's is decided here.
+ */
 export function savepointVerdict(diff: PlanDiff, from: VersionRef, to: VersionRef): Verdict {
-  const savepoint = diff.savepoint;
-  if (savepoint === null) {
+  const state = diff.savepoint;
+  if (state === null) {
     const broken = [
       ...(hasErrors(diff.diagnostics.old) ? [versionLabel(from)] : []),
       ...(hasErrors(diff.diagnostics.new) ? [versionLabel(to)] : []),
@@ -231,40 +245,46 @@ export function savepointVerdict(diff: PlanDiff, from: VersionRef, to: VersionRe
       ],
     };
   }
-  const { kept, lost } = savepoint.summary;
-  const counts = stateCounts(kept, lost, savepoint.summary.new);
-  const maxChanges = (diff.executionGraph?.vertices ?? []).filter((v) => v.movedKeyGroups === null);
-  const keyed = maxChanges.map(
-    (v) =>
-      `The max parallelism of ${v.vertex.name} changes (${v.maxParallelism.old} → ${v.maxParallelism.new}): Flink refuses to restore its keyed state.`,
-  );
-  if (savepoint.compatible) {
-    return {
-      tone: keyed.length > 0 ? "warning" : "ok",
-      title: `A savepoint of ${versionLabel(from)} restores into ${versionLabel(to)}`,
-      details: [`${counts}.`, ...keyed],
-    };
+  const title = `A savepoint of ${versionLabel(from)}, started as ${versionLabel(to)}: ${lowerFirst(state.verdict)}`;
+  const details = [
+    `${stateCounts(state)}.`,
+    ...startWords(state),
+    ...state.warnings.map((w) => w.message),
+  ];
+  if (state.restores) {
+    return { tone: state.warnings.length > 0 ? "warning" : "ok", title, details };
   }
-  return {
-    tone: "lost",
-    title: `${lost} operator${lost === 1 ? " would lose its" : "s would lose their"} state`,
-    details: [
-      `A savepoint of ${versionLabel(from)} restores into ${versionLabel(to)} only with --allowNonRestoredState, which drops that state.`,
-      `${counts}.`,
-      ...keyed,
-    ],
-  };
+  return { tone: "lost", title, details };
 }
 
-function stateCounts(kept: number, lost: number, fresh: number): string {
+function startWords(state: StateVerdict): string[] {
+  if (state.restores) {
+    return [];
+  }
+  const flink = state.failure === null ? [] : [`Flink: “${state.failure.message}”`];
+  return [
+    state.restoresAllowingNonRestoredState
+      ? "It starts only with --allowNonRestoredState, which drops the state no operator takes."
+      : "It does not start, not even with --allowNonRestoredState.",
+    ...flink,
+  ];
+}
+
+function stateCounts(state: StateVerdict): string {
+  const { kept, lost, refused, new: fresh } = state.summary;
   const parts = [
     kept === 0 ? null : `${kept} keep${kept === 1 ? "s its" : " their"} state`,
     lost === 0 ? null : `${lost} lose${lost === 1 ? "s" : ""} it`,
+    refused === 0 ? null : `${refused} ${refused === 1 ? "is" : "are"} refused`,
     fresh === 0 ? null : `${fresh} ${fresh === 1 ? "is" : "are"} new`,
   ].filter((part) => part !== null);
   return parts.length === 0
     ? "No stateful operators: there is no state to restore"
     : `Stateful operators: ${parts.join(", ")}`;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 function capitalised(text: string): string {

@@ -15,8 +15,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from compiler.pipeline import compile_document
-from compiler.restore import OperatorRestore, RestoreCheck, check_restore
-from compiler.savepoint import SavepointError, read_savepoint
+from compiler.state.restore import OperatorRestore, RestoreCheck, check_restore
+from compiler.state.savepoint import SavepointError, read_savepoint
 from config.errors import MalformedJson
 from config.json_input import read_json
 

@@ -19,6 +19,7 @@ export type WireShape =
   | RunSummary
   | RunDetail
   | RescaleSimulation
+  | StateVerdict
   | CommentThreadPage
   | CommentThread
   | CommentEntry
@@ -1066,6 +1067,80 @@ export interface RescaleChoice {
   readonly maxParallelismExplicit: boolean;
 }
 /**
+ * Would a savepoint of the older version restore into the newer one? The restore check
+ * of the newer version against the savepoint the older one would write.
+ */
+export interface StateVerdict {
+  readonly basis: "predicted";
+  /**
+   * Flink starts the newer version from it.
+   */
+  readonly restores: boolean;
+  readonly restoresAllowingNonRestoredState: boolean;
+  /**
+   * The answer in one sentence, in the restore check's words.
+   */
+  readonly verdict: string;
+  readonly failure: RestoreFailure | null;
+  readonly warnings: readonly RestoreWarning[];
+  readonly summary: StateSummary;
+  /**
+   * Every stateful operator: the older version's in its savepoint's order, then the
+   * newer version's that start empty.
+   */
+  readonly operators: readonly OperatorStateVerdict[];
+}
+export interface RestoreFailure {
+  readonly code:
+    | "unmapped-state"
+    | "max-parallelism-mismatch"
+    | "parallelism-above-max"
+    | "max-parallelism-changed";
+  /**
+   * The ID Flink names: the operator's, or for `parallelism-above-max` the vertex's.
+   */
+  readonly operatorId: string;
+  /**
+   * Flink's own words.
+   */
+  readonly message: string;
+}
+export interface RestoreWarning {
+  readonly code: "key-changed" | "kind-changed" | "derived-max-parallelism" | "state-dropped";
+  readonly message: string;
+  readonly operatorId: string | null;
+  readonly node: number | null;
+}
+export interface StateSummary {
+  readonly kept: number;
+  readonly lost: number;
+  readonly refused: number;
+  readonly new: number;
+}
+/**
+ * What becomes of one stateful operator's state (`compiler.state.verdict`).
+ */
+export interface OperatorStateVerdict {
+  /**
+   * Where the diff draws it: the operator that restores it, else the one that wrote it;
+   * for `new`, the operator of the newer version.
+   */
+  readonly node: number | null;
+  readonly name: string;
+  readonly operator: string;
+  /**
+   * The ID its state is saved under; null for `new`.
+   */
+  readonly oldOperatorId: string | null;
+  readonly newOperatorId: string | null;
+  readonly verdict: "kept" | "lost" | "refused" | "new";
+  /**
+   * Null: its state may be empty, which only the running job tells.
+   */
+  readonly hasState: boolean | null;
+  readonly causes: readonly string[];
+}
+/**
  * Threads, newest first; `next` is the cursor of the page after this one (null: last).
  */
 export interface CommentThreadPage {
@@ -1203,7 +1278,11 @@ export interface StateRisk {
 }
 export interface StateRiskReason {
   readonly code:
-    "operator-removed" | "state-lost" | "key-changed" | "max-parallelism-changed" | "not-compiled";
+    | "state-lost"
+    | "max-parallelism-changed"
+    | "parallelism-above-max"
+    | "key-changed"
+    | "not-compiled";
   readonly message: string;
 }
 /**
@@ -1510,21 +1589,6 @@ export interface RestoreRescale {
   readonly vertex: string | null;
   readonly parallelism: number;
 }
-export interface RestoreFailure {
-  readonly code:
-    | "unmapped-state"
-    | "max-parallelism-mismatch"
-    | "parallelism-above-max"
-    | "max-parallelism-changed";
-  /**
-   * The ID Flink names: the operator's, or for `parallelism-above-max` the vertex's.
-   */
-  readonly operatorId: string;
-  /**
-   * Flink's own words.
-   */
-  readonly message: string;
-}
 /**
  * What becomes of one operator state of the savepoint, in the file's order.
  */
@@ -1583,12 +1647,6 @@ export interface NewOperator {
   readonly operatorId: string;
   readonly vertexId: string;
   readonly stateful: boolean;
-}
-export interface RestoreWarning {
-  readonly code: "key-changed" | "kind-changed" | "derived-max-parallelism" | "state-dropped";
-  readonly message: string;
-  readonly operatorId: string | null;
-  readonly node: number | null;
 }
 
 /** Every ExecutionState, in the server's order. */

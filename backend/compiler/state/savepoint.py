@@ -98,8 +98,9 @@ _KIND_ORDER: Final = {kind: index for index, kind in enumerate(StateKind)}
 @dataclass(frozen=True, slots=True)
 class StateSize:
     kind: StateKind
-    bytes: int
-    """What Flink's handles report as their state size, over all subtasks."""
+    bytes: int | None
+    """What Flink's handles report as their state size, over all subtasks; None in a
+    savepoint predicted before the job ran (`compiler.state.predicted`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,17 +120,20 @@ class OperatorState:
     """Every subtask had finished when the savepoint was taken (written as -1 subtasks)."""
     sizes: tuple[StateSize, ...]
     """Each kind of state it holds, in `StateKind` order."""
-    has_state: bool
+    has_state: bool | None
     """Flink's test for state that must be restored: coordinator state, or any subtask with
-    any state handle. An operator without it may be dropped freely (FLINK-7595)."""
+    any state handle. An operator without it may be dropped freely (FLINK-7595). None in a
+    predicted savepoint when only a running job can tell (`compiler.state.predicted`)."""
 
     @property
     def kinds(self) -> tuple[StateKind, ...]:
         return tuple(size.kind for size in self.sizes)
 
     @property
-    def state_bytes(self) -> int:
-        return sum(size.bytes for size in self.sizes)
+    def state_bytes(self) -> int | None:
+        """Over every kind of state; None when a size is not known."""
+        sizes = [size.bytes for size in self.sizes]
+        return None if None in sizes else sum(size for size in sizes if size is not None)
 
     @property
     def is_keyed(self) -> bool:

@@ -3,9 +3,9 @@
 `STATEFUL_KINDS` is the one list of operator kinds (matched as prefixes of a node's
 `operator`) whose state Flink writes into a savepoint: source positions, keyed state and
 timers, window contents, broadcast and operator state, sink writer and committer state.
-The savepoint verdicts of `compiler.diff` and the state-loss check of
-`compiler.statecheck` read it through `is_stateful`; `unpinned_state_warnings` reads it
-to warn about stateful operators without a `uid` or `uidHash`.
+A version's predicted savepoint (`compiler.state.predicted`) reads the kinds of state each
+keeps (`state_kinds`), and so every state verdict; `unpinned_state_warnings` reads it to
+warn about stateful operators without a `uid` or `uidHash`.
 
 Flink restores state by OperatorID. Without a uid, the ID is derived from the graph
 around the operator (its position, its chainable outputs, its inputs' IDs), so an
@@ -19,38 +19,57 @@ from __future__ import annotations
 from typing import Any
 
 from compiler.diagnostics import Diagnostic, Location, Severity
+from compiler.state.savepoint import StateKind
 
 STATE_CODE = "state.no-uid"
 """The code of the warning for a stateful operator without a uid or uidHash."""
 
-STATEFUL_KINDS: tuple[tuple[str, str], ...] = (
-    ("source", "source state"),
-    ("reduce", "keyed state"),
-    ("sum", "keyed state"),
-    ("min", "keyed state"),
-    ("max", "keyed state"),
-    ("count", "keyed state"),
-    ("aggregate", "keyed state"),
-    ("window", "window state"),
-    ("keyed_process", "keyed state"),
-    ("keyed_co_process", "keyed state"),
-    ("broadcast_process", "broadcast state"),
-    ("co_process", "operator state"),
-    ("process", "operator state"),
-    ("sink.writer", "sink writer state"),
-    ("sink.committer", "sink committer state"),
-    ("sink.file", "sink writer state"),
-    ("timestamps.watermarks", "operator state"),
+_SOURCE = (StateKind.OPERATOR_LIST, StateKind.COORDINATOR)
+_KEYED = (StateKind.KEYED_MANAGED,)
+_OPERATOR = (StateKind.OPERATOR_LIST,)
+
+STATEFUL_KINDS: tuple[tuple[str, str, tuple[StateKind, ...]], ...] = (
+    ("source", "source state", _SOURCE),
+    ("reduce", "keyed state", _KEYED),
+    ("sum", "keyed state", _KEYED),
+    ("min", "keyed state", _KEYED),
+    ("max", "keyed state", _KEYED),
+    ("count", "keyed state", _KEYED),
+    ("aggregate", "keyed state", _KEYED),
+    ("window", "window state", _KEYED),
+    ("keyed_process", "keyed state", _KEYED),
+    ("keyed_co_process", "keyed state", _KEYED),
+    ("broadcast_process", "broadcast state", (StateKind.OPERATOR_BROADCAST,)),
+    ("co_process", "operator state", _OPERATOR),
+    ("process", "operator state", _OPERATOR),
+    ("sink.writer", "sink writer state", _OPERATOR),
+    ("sink.committer", "sink committer state", _OPERATOR),
+    ("sink.file", "sink writer state", _OPERATOR),
+    ("timestamps.watermarks", "operator state", _OPERATOR),
 )
-"""Operator kind prefixes that keep state in a savepoint, each with the state it keeps,
-in words (`window` covers `window.*` and `window_all.*`)."""
+"""Operator kind prefixes that keep state in a savepoint, each with the state it keeps, in
+words and as the kinds of Flink's state handles it writes (`window` covers `window.*` and
+`window_all.*`, whose contents Flink keys by a constant when the stream is not keyed; a
+FLIP-27 source keeps its readers' splits as operator state and its enumerator's checkpoint
+as coordinator state)."""
+
+
+def _entry(operator: object) -> tuple[str, str, tuple[StateKind, ...]] | None:
+    if not isinstance(operator, str):
+        return None
+    return next((entry for entry in STATEFUL_KINDS if operator.startswith(entry[0])), None)
 
 
 def kept_state(operator: object) -> str | None:
     """The state an operator kind keeps, in words; None for a kind that keeps none."""
-    if not isinstance(operator, str):
-        return None
-    return next((what for prefix, what in STATEFUL_KINDS if operator.startswith(prefix)), None)
+    entry = _entry(operator)
+    return None if entry is None else entry[1]
+
+
+def state_kinds(operator: object) -> tuple[StateKind, ...]:
+    """The kinds of state an operator kind writes into a savepoint; () for none."""
+    entry = _entry(operator)
+    return () if entry is None else entry[2]
 
 
 def is_stateful(node: dict[str, Any]) -> bool:

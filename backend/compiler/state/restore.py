@@ -1,7 +1,11 @@
 """Would Flink 2.3 start a compiled plan from a savepoint? The answer Flink gives, before it.
 
+The only code that applies Flink's restore rules: every surface that says whether state
+survives a change asks it (the package docstring lists them).
 `check_restore(operators, plan, allow_non_restored_state=...)` takes a savepoint's operator
-states (`compiler.savepoint`) and a compiled version (`compiler.pipeline.Compilation`) and
+states (read from a file, `compiler.state.savepoint`, or predicted from the version that
+would write it, `compiler.state.predicted`, where whether a state is empty is unknown and
+counted as holding state) and a compiled version (`compiler.pipeline.Compilation`) and
 follows what Flink does when a job is submitted with a savepoint:
 
 1. `Checkpoints.loadAndValidateCheckpoint`: every operator ID of every vertex, generated and
@@ -22,7 +26,7 @@ follows what Flink does when a job is submitted with a savepoint:
 
 Besides Flink's verdict, every savepoint operator gets a row (what took its state, or why
 nothing did; with the previous version's compilation, which hash input changed, in the
-words of `compiler.diff.operator_id_causes`; for lost state, the operator that should take
+words of `compiler.state.idchanges`; for lost state, the operator that should take
 it over by a uidHash set to the lost ID), the plan's operators that start empty are
 listed, and warnings Flink never gives: a keyed operator whose HASH input is keyed
 differently now, another operator kind under a restored ID (both need the previous
@@ -39,13 +43,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compiler.diff import operator_id_causes
 from compiler.hashing import to_hex
 from compiler.keygroups import compute_default_max_parallelism
 from compiler.model import UPPER_BOUND_MAX_PARALLELISM, Hash128, NodeId, Partitioner, StreamGraph
 from compiler.pipeline import Compilation
-from compiler.savepoint import OperatorState, StateSize
-from compiler.stateful import kept_state
+from compiler.state.idchanges import operator_id_causes
+from compiler.state.kinds import kept_state
+from compiler.state.savepoint import OperatorState, StateSize
 
 Outcome = Literal[
     "restored", "empty", "lost", "shadowed", "max-parallelism", "parallelism-above-max"
@@ -112,7 +116,8 @@ class OperatorRestore:
     parallelism: int
     max_parallelism: int
     sizes: tuple[StateSize, ...]
-    has_state: bool
+    has_state: bool | None
+    """None: not known, in a predicted savepoint (`compiler.state.predicted`)."""
     outcome: Outcome
     target: Target | None
     reasons: tuple[str, ...]
@@ -147,7 +152,7 @@ class NewOperator:
     operator_id: str
     vertex_id: str
     stateful: bool
-    """Of a kind that keeps state (`compiler.stateful.STATEFUL_KINDS`) or with a uid."""
+    """Of a kind that keeps state (`compiler.state.kinds.STATEFUL_KINDS`) or with a uid."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -205,14 +210,17 @@ class RestoreCheck:
     def verdict(self) -> str:
         """The answer in one sentence."""
         if self.failure is None:
-            dropped = sum(1 for o in self.operators if o.outcome == "lost")
-            if dropped:
-                return f"Restores, dropping the state of {_count(dropped, 'operator')}"
+            lost = [o for o in self.operators if o.outcome == "lost"]
+            if lost:
+                maybe = " (if they hold any)" if all(o.has_state is None for o in lost) else ""
+                return f"Restores, dropping the state of {_count(len(lost), 'operator')}{maybe}"
             return "Restores"
         row = next((o for o in self.operators if o.operator_id == self.failure.operator_id), None)
         what = f"{row.name} ({_short(row.operator_id)})" if row and row.name else None
         what = what or f"operator {_short(self.failure.operator_id)}"
         if self.failure.code == "unmapped-state":
+            if row is not None and row.has_state is None:
+                return f"Fails if {what} holds state: it has no operator in this version"
             return f"Fails: state of {what} has no operator in this version"
         if self.failure.code == "parallelism-above-max":
             rows = [
@@ -365,7 +373,11 @@ def _flink_failure(
                 "the program has been changed in a non-compatible way after the "
                 "checkpoint/savepoint.",
             )
-        if state.operator_id in flink.mapping or allow_non_restored_state or not state.has_state:
+        if (
+            state.operator_id in flink.mapping
+            or allow_non_restored_state
+            or state.has_state is False
+        ):
             continue
         return RestoreFailure(
             "unmapped-state",
@@ -447,7 +459,7 @@ def check_restore(
 
 
 def _is_stateful_node(operator: str, *, uid: str | None, uid_hash: str | None) -> bool:
-    """`compiler.stateful.is_stateful` of a StreamNode."""
+    """`compiler.state.kinds.is_stateful` of a StreamNode."""
     return kept_state(operator) is not None or bool(uid) or bool(uid_hash)
 
 
@@ -509,6 +521,18 @@ class _Report:
                     f"more than the max parallelism its state was written with "
                     f"({state.max_parallelism}): Flink cannot split its key groups further"
                 ]
+            elif state.max_parallelism != claim.vertex.max_parallelism and not (
+                claim.vertex.can_rescale_max_parallelism(state.max_parallelism)
+            ):
+                # Validated against another operator with this ID, in a vertex that derives
+                # its max parallelism; taken by this one, whose vertex sets another.
+                outcome = "max-parallelism"
+                reasons = [
+                    f"it is restored into {target.name} ({target.node}), whose vertex "
+                    f"{claim.vertex.name} sets max parallelism {claim.vertex.max_parallelism}; "
+                    f"the state was written with {state.max_parallelism} key groups and Flink "
+                    "cannot change that number"
+                ]
         elif state.operator_id in self.flink.mismatched:
             vertex = self.flink.mismatched[state.operator_id]
             outcome = "max-parallelism"
@@ -528,7 +552,7 @@ class _Report:
                 f"{name} has this as its generated ID but restores the state under its uidHash "
                 "instead: Flink drops this state without a word"
             ]
-        elif not state.has_state:
+        elif state.has_state is False:
             outcome = "empty"
             reasons = [
                 "no operator of this version has this ID, but it holds no state: Flink drops "
@@ -538,6 +562,11 @@ class _Report:
             outcome = "lost"
             reasons = self._lost_reasons(state)
             suggested = self._suggest(state)
+            if state.has_state is None:
+                reasons.append(
+                    "whether it holds state only the running job can tell: if it does, "
+                    + ("Flink drops it" if self.allow else "Flink refuses to start without it")
+                )
             if self.allow:
                 reasons.append("unclaimed state is allowed: Flink starts without it")
         return OperatorRestore(
@@ -560,7 +589,7 @@ class _Report:
         taken = {
             claim.node
             for state_id, claim in self.flink.claims.items()
-            if self.flink.validated[state_id].has_state
+            if self.flink.validated[state_id].has_state is not False
         } | self._suggested
         kind: str | None = None
         candidates: list[NodeId] = []
@@ -595,9 +624,28 @@ class _Report:
             "uid-hash": "its uidHash",
         }[target.matched_by]
         text = f"restored into {target.name} ({target.node}) through {how}"
+        kept = self._kept_cause(state, NodeId(target.node))
+        if kept is not None:
+            text += f" ({kept})"
         if state.parallelism != target.parallelism:
             text += f"; rescaled from {state.parallelism} to {target.parallelism} subtasks"
         return text
+
+    def _kept_cause(self, state: OperatorState, node: NodeId) -> str | None:
+        """Why the operator that wrote the state still finds it, when the previous version
+        is known and that operator restores it: its ID did not change (kept by its uid, a
+        uidHash pinning it, or the topology around it), or its uidHash is the old ID."""
+        if self._previous_owner(state.operator_id) != node:
+            return None
+        generated = self.plan.hashes[node]
+        if generated != state.operator_id:
+            return f"its ID is {to_hex(generated)} now, but its uidHash is the old ID"
+        uid = self.graph.nodes[node].uid
+        if uid is not None:
+            return f"uid '{uid}' set, ID stable"
+        if self.plan.user_hashes.get(node) == generated:
+            return "ID unchanged, and its uidHash pins it"
+        return "same topology around it: ID unchanged; set a uid to keep it stable"
 
     def _previous_owner(self, operator_id: Hash128) -> NodeId | None:
         """The node of the previous version whose state is saved under `operator_id`: its
@@ -622,7 +670,20 @@ class _Report:
                 # they are made): the same operator may now have another id.
                 return self._renumbered_reasons(state, old.name, owner)
             new_id = to_hex(self.plan.hashes[owner])
+            taken = self._taken_by_uid_hash(owner)
+            if taken is not None:
+                return [
+                    f"its operator {old.name} ({owner}) has the uidHash {to_hex(taken)}, the "
+                    f"saved ID of {self._state_name(taken)}, so Flink restores that state into "
+                    "it instead of its own"
+                ]
             causes = operator_id_causes(self.previous, self.plan, owner)
+            user = self.plan.user_hashes.get(owner)
+            if user is not None:
+                causes.append(
+                    f"its uidHash {to_hex(user)} finds nothing in the savepoint, which holds its "
+                    f"state under {hex_id}"
+                )
             return [
                 f"its operator {old.name} ({owner}) has ID {new_id} now: " + "; ".join(causes),
                 f"to restore it, set the uidHash of {old.name} ({owner}) to {hex_id}",
@@ -636,6 +697,26 @@ class _Report:
                 f"uidHash to {hex_id}"
             )
         return reasons
+
+    def _taken_by_uid_hash(self, node: NodeId) -> Hash128 | None:
+        """The other state `node` restores through its uidHash, if it does."""
+        return next(
+            (
+                state_id
+                for state_id, claim in self.flink.claims.items()
+                if claim.node == node and state_id != self.plan.hashes[node]
+            ),
+            None,
+        )
+
+    def _state_name(self, operator_id: Hash128) -> str:
+        """The operator that wrote a state, in words: its node in the previous version, or
+        the name the savepoint gives it."""
+        owner = self._previous_owner(operator_id)
+        if owner is not None and self.previous is not None and self.previous.graph is not None:
+            return f"{self.previous.graph.nodes[owner].name} ({owner})"
+        state = self.flink.validated.get(operator_id)
+        return state.name if state is not None and state.name else f"operator {to_hex(operator_id)}"
 
     def _renumbered_reasons(self, state: OperatorState, name: str, owner: NodeId) -> list[str]:
         hex_id = state.hex_id
@@ -690,20 +771,21 @@ class _Report:
         pinned: set[str] = set()
         for state, row in zip(states, rows, strict=True):
             name = f"{row.name} ({_short(row.operator_id)})" if row.name else row.operator_id
-            if row.outcome in ("lost", "shadowed") and state.has_state and self.allow:
+            if row.outcome in ("lost", "shadowed") and state.has_state is not False and self.allow:
                 found.append(
                     RestoreWarning(
                         "state-dropped",
-                        f"the state of {name} ({_size(state)}) is dropped: no operator restores it",
+                        f"the state of {name} ({_size(state)}) is dropped{_if_any(state)}: no "
+                        "operator restores it",
                         row.operator_id,
                         None,
                     )
                 )
-            elif row.outcome == "shadowed" and state.has_state:
+            elif row.outcome == "shadowed" and state.has_state is not False:
                 found.append(
                     RestoreWarning(
                         "state-dropped",
-                        f"the state of {name} is dropped: " + row.reasons[0],
+                        f"the state of {name} is dropped{_if_any(state)}: " + row.reasons[0],
                         row.operator_id,
                         None,
                     )
@@ -755,7 +837,13 @@ class _Report:
 
 
 def _size(state: OperatorState) -> str:
-    return _count(state.state_bytes, "byte")
+    size = state.state_bytes
+    return "size not known before it runs" if size is None else _count(size, "byte")
+
+
+def _if_any(state: OperatorState) -> str:
+    """Words for state that may be empty (a predicted savepoint's)."""
+    return " if it holds any" if state.has_state is None else ""
 
 
 def _hash_keys(graph: StreamGraph, node: NodeId) -> tuple[str, ...]:
