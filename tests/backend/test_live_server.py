@@ -199,7 +199,7 @@ def test_two_users_co_edit_version_and_diff_over_http_and_websockets(server: str
     reduce = next(o for o in diff["savepoint"]["operators"] if o["node"] == 3)
     assert reduce["verdict"] == "lost"
     assert "chainable out-edges changed from 1 to 0" in " ".join(reduce["causes"])
-    assert diff["savepoint"]["compatible"] is False
+    assert diff["savepoint"]["restores"] is False
     status, body = anonymous.call("GET", f"/api/pipelines/{pipeline['id']}/")
     assert status == 401 and body["error"]["code"]
 
