@@ -27,6 +27,7 @@ from pipelines.selectors import WORKING, VersionRef, pipeline_get_for_user, vers
 from reviews import events, selectors, services
 from reviews.models import CommentThread, VerdictKind
 from reviews.serializers import (
+    ApprovalRevokeSerializer,
     AtQuerySerializer,
     CommentBodySerializer,
     MentionListQuerySerializer,
@@ -318,6 +319,30 @@ class VerdictCreateApi(APIView):
             summary=data["summary"],
             acknowledged=data["acknowledged"],
         )
+        review = selectors.version_review(pipeline=pipeline, version=version)
+        return _body(review, status.HTTP_201_CREATED)
+
+
+class ApprovalRevokeApi(APIView):
+    @extend_schema(
+        operation_id="reviews_revoke",
+        tags=["reviews"],
+        request=ApprovalRevokeSerializer,
+        responses={201: events.VersionReview, **error_responses(400, 403, 404, 409)},
+        summary="Revoke a past approval, with a reason (owners)",
+        description="The approval stays on the record as it was given, with the revocation "
+        "beside it, and no longer counts towards the version's state. Only owners may "
+        "revoke (403); only an approval (409 `not-an-approval`), once (409 "
+        "`already-revoked`); a reason is required (400).",
+    )
+    def post(
+        self, request: Request, pipeline_id: int, number: int, request_id: int, verdict_id: int
+    ) -> Response:
+        pipeline, version = _version(request, pipeline_id, number)
+        review_request = selectors.review_request_get(version=version, request_id=request_id)
+        verdict = selectors.verdict_get(request=review_request, verdict_id=verdict_id)
+        data = _data(ApprovalRevokeSerializer, request)
+        services.approval_revoke(verdict=verdict, actor=request.user, reason=data["reason"])
         review = selectors.version_review(pipeline=pipeline, version=version)
         return _body(review, status.HTTP_201_CREATED)
 

@@ -174,10 +174,25 @@ class Verdict(WireMessage):
     """The approved version an approval's state check compared with (null: none)."""
     savepoint: SavepointRef | None
     """The current savepoint an approval's state check used instead (null: none)."""
+    role: Role
+    """The reviewer's role when they gave it."""
+    countsWhenGiven: bool
+    """Its weight, fixed when it was given and never rewritten: by an editor or owner, and
+    an approval by the version's author only where the policy then allowed self-approval."""
     counts: bool
-    """Whether it counts now: a reviewer's latest, by an editor or owner (an approval by
-    the author only where the policy allows self-approval)."""
+    """Whether it counts towards the version's state now: it has its weight, it is the
+    reviewer's latest, and it was not revoked."""
+    revocation: Revocation | None
+    """An owner revoked this approval (null: not revoked)."""
     createdAt: datetime
+
+
+class Revocation(WireMessage):
+    """An owner took back the effect of an approval, with a reason, on the record."""
+
+    by: UserRef | None
+    reason: str
+    at: datetime
 
 
 class Reviewer(WireMessage):
@@ -378,6 +393,16 @@ class VerdictGiven(PipelineGroupMessage):
     state: ReviewState
 
 
+class ApprovalRevoked(PipelineGroupMessage):
+    """An owner revoked an approval (`verdict.revocation` says who and why); `state` is the
+    version's review state now."""
+
+    type: Literal["approval_revoked"] = "approval_revoked"
+    version: int
+    verdict: Verdict
+    state: ReviewState
+
+
 Outbound = (
     CommentThreadCreated
     | CommentAdded
@@ -387,5 +412,6 @@ Outbound = (
     | CommentThreadReopened
     | ReviewRequested
     | VerdictGiven
+    | ApprovalRevoked
 )
 """What the reviews app sends to everyone on a pipeline."""

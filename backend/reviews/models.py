@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from accounts.models import Workspace
+from accounts.models import Role, Workspace
 from pipelines.models import Pipeline, PipelineVersion
 from savepoints.models import Savepoint
 
@@ -207,7 +207,9 @@ class VerdictImmutable(Exception):
 
 class ReviewVerdict(models.Model):
     """A reviewer's answer to a review request. Never changes: a reviewer who changes
-    their mind gives another, and their latest counts."""
+    their mind gives another, and their latest is theirs. Its weight is fixed when it is
+    given (`role`, `counts`): later role changes never rewrite it; only an owner's recorded
+    revocation (`ApprovalRevocation`) or a newer version takes an approval's effect away."""
 
     request = models.ForeignKey(ReviewRequest, on_delete=models.CASCADE, related_name="verdicts")
     reviewer = models.ForeignKey(
@@ -225,6 +227,11 @@ class ReviewVerdict(models.Model):
         Savepoint, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     """The pipeline's current savepoint the state-loss check used instead, if it had one."""
+    role = models.CharField(max_length=16, choices=Role.choices)
+    """The reviewer's role in the workspace when they gave it."""
+    counts = models.BooleanField()
+    """Whether it counts towards the version's state, decided when it was given
+    (`reviews.states.weight_when_given`)."""
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -241,4 +248,37 @@ class ReviewVerdict(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             raise VerdictImmutable("review verdicts are never changed once given")
+        super().save(*args, **kwargs)
+
+
+REVOCATION_REASON_MAX = 2_000
+"""Characters of the reason an owner gives for revoking an approval."""
+
+
+class RevocationImmutable(Exception):
+    """Raised when code tries to change a recorded `ApprovalRevocation`."""
+
+
+class ApprovalRevocation(models.Model):
+    """An owner took back the effect of a past approval, saying why. The approval stays on
+    the record as it was given; this is recorded beside it, once, and never changes."""
+
+    verdict = models.OneToOneField(
+        ReviewVerdict, on_delete=models.CASCADE, related_name="revocation"
+    )
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    reason = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("id",)
+
+    def __str__(self) -> str:
+        return f"revocation of verdict {self.verdict_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise RevocationImmutable("revocations are never changed once recorded")
         super().save(*args, **kwargs)

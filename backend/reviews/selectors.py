@@ -30,6 +30,7 @@ from pipelines.selectors import WORKING, VersionRef
 from reviews import events
 from reviews.anchoring import Plans, thread_anchor, thread_causes, thread_outdated
 from reviews.models import (
+    ApprovalRevocation,
     Comment,
     CommentThread,
     Mention,
@@ -327,7 +328,7 @@ def review_tallies(*, pipeline: Pipeline) -> dict[int, Tally]:
     versions = list(
         PipelineVersion.objects.filter(pipeline=pipeline)
         .order_by("number")
-        .values_list("pk", "number", "author_id")
+        .values_list("pk", "number")
     )
     latest = versions[-1][1] if versions else 0
     requested = set(
@@ -336,24 +337,25 @@ def review_tallies(*, pipeline: Pipeline) -> dict[int, Tally]:
         )
     )
     verdicts: dict[int, list[GivenVerdict]] = defaultdict(list)
-    for verdict_id, version_id, reviewer_id, verdict in (
+    for verdict_id, version_id, reviewer_id, verdict, counts, revoked in (
         ReviewVerdict.objects.filter(request__version__pipeline=pipeline)
         .order_by("pk")
-        .values_list("pk", "request__version_id", "reviewer_id", "verdict")
+        .values_list(
+            "pk", "request__version_id", "reviewer_id", "verdict", "counts", "revocation__id"
+        )
     ):
-        verdicts[version_id].append(GivenVerdict(verdict_id, reviewer_id, verdict))
-    roles = member_roles(workspace_id=pipeline.workspace_id)
+        verdicts[version_id].append(
+            GivenVerdict(verdict_id, reviewer_id, verdict, counts, revoked is not None)
+        )
     policy = review_policy(workspace_id=pipeline.workspace_id)
     return {
         number: tally(
             requested=pk in requested,
             verdicts=verdicts[pk],
-            author_id=author_id,
-            roles=roles,
             policy=policy,
             newer_exists=number < latest,
         )
-        for pk, number, author_id in versions
+        for pk, number in versions
     }
 
 
@@ -410,8 +412,21 @@ def _verdict(verdict: ReviewVerdict, counting: frozenset[int]) -> events.Verdict
         acknowledged=list(verdict.acknowledged),
         reference=None if verdict.reference is None else verdict.reference.number,
         savepoint=savepoint_ref(verdict.savepoint),
+        role=Role(verdict.role),
+        countsWhenGiven=verdict.counts,
         counts=verdict.pk in counting,
+        revocation=_revocation(verdict),
         createdAt=verdict.created_at,
+    )
+
+
+def _revocation(verdict: ReviewVerdict) -> events.Revocation | None:
+    # The reverse one-to-one raises an AttributeError subclass when there is none.
+    revocation: ApprovalRevocation | None = getattr(verdict, "revocation", None)
+    if revocation is None:
+        return None
+    return events.Revocation(
+        by=user_ref(revocation.revoked_by), reason=revocation.reason, at=revocation.created_at
     )
 
 
@@ -446,7 +461,7 @@ def review_request_bodies(
     latest: dict[tuple[int, int], ReviewVerdict] = {}
     for verdict in (
         ReviewVerdict.objects.filter(request__in=requests)
-        .select_related("reviewer", "reference")
+        .select_related("reviewer", "reference", "savepoint", "revocation__revoked_by")
         .order_by("pk")
     ):
         if verdict.reviewer_id is not None:
@@ -489,6 +504,20 @@ def _requests(version: PipelineVersion) -> QuerySet[ReviewRequest]:
         .prefetch_related("assignments__reviewer")
         .order_by("pk")
     )
+
+
+VERDICT_NOT_FOUND = "The review request has no such verdict."
+
+
+def verdict_get(*, request: ReviewRequest, verdict_id: int) -> ReviewVerdict:
+    verdict = (
+        ReviewVerdict.objects.filter(request=request, pk=verdict_id)
+        .select_related("request__version", "reviewer", "revocation__revoked_by")
+        .first()
+    )
+    if verdict is None:
+        raise NotFound(VERDICT_NOT_FOUND)
+    return verdict
 
 
 def review_request_get(*, version: PipelineVersion, request_id: int) -> ReviewRequest:

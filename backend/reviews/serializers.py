@@ -17,7 +17,12 @@ from config.converters import MAX_ID
 from config.cursors import CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT
 from config.fields import QuerySerializer, RequestSerializer, StrictBooleanField, TextField
 from pipelines.serializers import VERSION_REF_PATTERN, VersionRefField
-from reviews.models import MAX_REQUIRED_APPROVALS, ThreadStatus, VerdictKind
+from reviews.models import (
+    MAX_REQUIRED_APPROVALS,
+    REVOCATION_REASON_MAX,
+    ThreadStatus,
+    VerdictKind,
+)
 
 COMMENT_MAX_CHARS = 10_000
 MESSAGE_MAX_CHARS = 2_000
@@ -147,6 +152,13 @@ class VerdictCreateSerializer(RequestSerializer):
         default=list,
         help_text="An approval: the ids of exactly the operators whose state the version puts "
         "at risk (`stateCheck.operators` of the version's review). Anything else: empty.",
+    )
+
+
+class ApprovalRevokeSerializer(RequestSerializer):
+    reason = TextField(
+        max_length=REVOCATION_REASON_MAX,
+        help_text="Why the approval no longer stands: kept on the record beside it.",
     )
 
 

@@ -37,6 +37,8 @@ from reviews.anchoring import Plans
 from reviews.mentions import mentioned_members
 from reviews.models import (
     MAX_REQUIRED_APPROVALS,
+    REVOCATION_REASON_MAX,
+    ApprovalRevocation,
     Comment,
     CommentThread,
     Mention,
@@ -60,6 +62,7 @@ from reviews.selectors import (
     thread_detail,
     verdict_body,
 )
+from reviews.states import weight_when_given
 
 Actor = AbstractBaseUser | AnonymousUser
 
@@ -388,8 +391,10 @@ def review_verdict_create(
                 code="review-superseded",
             )
         basis = StateBasis(reference=None, savepoint=None, risks=[])
+        policy = review_policy(workspace_id=pipeline.workspace_id)
+        role = membership_role(user=user, workspace=pipeline.workspace_id)
+        assert role is not None  # require_role passed
         if verdict == VerdictKind.APPROVE:
-            policy = review_policy(workspace_id=pipeline.workspace_id)
             if version.author_id == user.pk and not policy.allow_self_approval:
                 raise PermissionDenied(
                     "This workspace's review policy does not let the author of a version "
@@ -411,6 +416,10 @@ def review_verdict_create(
             acknowledged=sorted(set(acknowledged)),
             reference=basis.reference,
             savepoint=basis.savepoint,
+            role=role,
+            counts=weight_when_given(
+                verdict=verdict, role=role, is_author=version.author_id == user.pk, policy=policy
+            ),
         )
         tallies = review_tallies(pipeline=pipeline)
         answered = events.VerdictGiven(
@@ -420,6 +429,42 @@ def review_verdict_create(
         )
         publish_after_commit(pipeline.pk, answered)
     return given
+
+
+def approval_revoke(*, verdict: ReviewVerdict, actor: Actor, reason: str) -> ApprovalRevocation:
+    """Take back the effect of a past approval (owners), saying why. The approval stays on
+    the record as it was given and the revocation is recorded beside it: the version's state
+    is derived again without it, and everyone on the pipeline hears of it."""
+    user = authenticated_user(actor)
+    reason = reason.strip()
+    if not reason:
+        text = "Say why the approval is revoked: the reason is kept on the record."
+        raise InvalidRequest(text, fields={"reason": [text]})
+    if len(reason) > REVOCATION_REASON_MAX:
+        text = f"A reason has at most {REVOCATION_REASON_MAX} characters."
+        raise InvalidRequest(text, fields={"reason": [text]})
+    with transaction.atomic():
+        pipeline = _locked_pipeline(verdict.request.version.pipeline_id)
+        require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.OWNER)
+        if verdict.verdict != VerdictKind.APPROVE:
+            raise Conflict(
+                "Only an approval can be revoked; this verdict does not approve.",
+                code="not-an-approval",
+            )
+        if ApprovalRevocation.objects.filter(verdict=verdict).exists():
+            raise Conflict("This approval was already revoked.", code="already-revoked")
+        revocation = ApprovalRevocation.objects.create(
+            verdict=verdict, revoked_by=user, reason=reason
+        )
+        tallies = review_tallies(pipeline=pipeline)
+        number = verdict.request.version.number
+        revoked = events.ApprovalRevoked(
+            version=number,
+            verdict=verdict_body(verdict=verdict, tallies=tallies),
+            state=review_state(tallies[number].state),
+        )
+        publish_after_commit(pipeline.pk, revoked)
+    return revocation
 
 
 def _check_acknowledged(

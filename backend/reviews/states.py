@@ -1,22 +1,26 @@
-"""A version's review state, derived from its requests, the verdicts, the members' roles now
-and the workspace's policy; never stored, so it cannot disagree with them.
+"""A version's review state, derived from its requests, the verdicts as they were given and
+the workspace's policy; never stored, so it cannot disagree with them.
 
 * draft: nobody was asked to review it;
-* changes_requested: an editor's or owner's latest verdict on it asks for changes;
+* changes_requested: a counting latest verdict on it asks for changes;
 * approved: otherwise, when enough approvals count (`policy.required_approvals`; with 0, a
   requested review is enough);
 * in_review: otherwise;
 * superseded: in review or changes requested while a newer version exists. An approved
   version stays approved (it may run, and later versions are checked against it).
 
-A reviewer's latest verdict on the version counts (over all its requests), and only while
-they are an editor or owner: a demoted or removed reviewer's approval stops counting at
-once. An approval by the version's author counts only where the policy allows it.
+A reviewer's latest verdict on the version (over all its requests) is theirs. Whether it
+counts is decided once, when it is given (`weight_when_given`): by an editor or owner, and
+for an approval by someone other than the version's author unless the policy then allowed
+self-approval. It is stored with the verdict, with the role its author had, and nothing
+later rewrites it: a demoted or removed reviewer's approval stands, and a viewer's verdict
+never starts counting. Only an owner's recorded revocation, with a reason, takes an
+approval's effect away; and only a newer version supersedes a review.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from accounts.models import Role
@@ -43,6 +47,10 @@ class GivenVerdict:
     id: int
     reviewer_id: int | None
     verdict: str
+    counts: bool
+    """Its weight, fixed when it was given."""
+    revoked: bool = False
+    """An owner revoked it (an approval), with a reason on the record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,26 +61,21 @@ class Tally:
     """The ids of the verdicts that count."""
 
 
-def verdict_counts(
-    verdict: GivenVerdict, *, author_id: int | None, roles: Mapping[int, Role], policy: Policy
-) -> bool:
-    """Whether a reviewer's latest verdict counts towards the version's state."""
-    if verdict.reviewer_id is None:
-        return False
-    role = roles.get(verdict.reviewer_id)
+def weight_when_given(*, verdict: str, role: Role | None, is_author: bool, policy: Policy) -> bool:
+    """Whether a verdict counts, decided as it is given by the role its author has then and
+    the policy then: an editor's or owner's approval (not the author's own, unless the policy
+    allows self-approval) or request for changes. A comment never counts."""
     if role is None or not role.allows(Role.EDITOR):
         return False
-    if verdict.verdict == VerdictKind.APPROVE:
-        return policy.allow_self_approval or verdict.reviewer_id != author_id
-    return verdict.verdict == VerdictKind.REQUEST_CHANGES
+    if verdict == VerdictKind.APPROVE:
+        return policy.allow_self_approval or not is_author
+    return verdict == VerdictKind.REQUEST_CHANGES
 
 
 def tally(
     *,
     requested: bool,
     verdicts: Iterable[GivenVerdict],
-    author_id: int | None,
-    roles: Mapping[int, Role],
     policy: Policy,
     newer_exists: bool,
 ) -> Tally:
@@ -83,11 +86,7 @@ def tally(
     for verdict in verdicts:
         if verdict.reviewer_id is not None:
             latest[verdict.reviewer_id] = verdict
-    counting = [
-        v
-        for v in latest.values()
-        if verdict_counts(v, author_id=author_id, roles=roles, policy=policy)
-    ]
+    counting = [v for v in latest.values() if v.counts and not v.revoked]
     approvals = sum(1 for v in counting if v.verdict == VerdictKind.APPROVE)
     if any(v.verdict == VerdictKind.REQUEST_CHANGES for v in counting):
         state = CHANGES_REQUESTED

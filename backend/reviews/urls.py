@@ -28,6 +28,11 @@ urlpatterns = [
         name="review-verdicts",
     ),
     path(
+        _REVIEWS + "<id:request_id>/verdicts/<id:verdict_id>/revoke/",
+        apis.ApprovalRevokeApi.as_view(),
+        name="review-verdict-revoke",
+    ),
+    path(
         "workspaces/<id:workspace_id>/review-policy/",
         apis.ReviewPolicyApi.as_view(),
         name="review-policy",

@@ -74,6 +74,8 @@ BUSINESS_RULES = [
     "comments_update",
     "reviews_request",
     "reviews_verdict",
+    # A verdict that is not an approval, or one already revoked.
+    "reviews_revoke",
     "review_policy_update",
     # A file no schema can say is a savepoint's _metadata; a label of only spaces.
     "savepoints_create",

@@ -22,8 +22,13 @@ from accounts.models import Role
 from compiler.hashing import to_hex
 from compiler.model import NodeId
 from compiler.pipeline import compile_document
-from reviews.models import Comment, CommentThread
-from reviews.services import Target, review_request_create, thread_create
+from reviews.models import Comment, CommentThread, VerdictKind
+from reviews.services import (
+    Target,
+    review_request_create,
+    review_verdict_create,
+    thread_create,
+)
 from tests.backend.factories import (
     PASSWORD,
     ROLES,
@@ -116,6 +121,17 @@ def _verdicts(team: Team) -> str:
         reviewers=[team.owner.username, team.editor.username, team.viewer.username],
     )
     return _p(team) + f"versions/1/reviews/{request.pk}/verdicts/"
+
+
+def _revoke(team: Team) -> str:
+    """An approval of version 1 by a second owner, for an owner to revoke."""
+    approver = add_member(workspace=team.workspace, role=Role.OWNER)
+    version = team.pipeline.versions.get(number=1)
+    request = review_request_create(
+        version=version, actor=team.owner, reviewers=[approver.username]
+    )
+    given = review_verdict_create(request=request, actor=approver, verdict=VerdictKind.APPROVE)
+    return _p(team) + f"versions/1/reviews/{request.pk}/verdicts/{given.pk}/revoke/"
 
 
 ENDPOINTS = [
@@ -276,6 +292,7 @@ ENDPOINTS = [
         lambda t: {"reviewers": ["vera"], "message": "Please"},
     ),
     Endpoint("review verdict", "post", _verdicts, "viewer", 201, lambda t: {"verdict": "comment"}),
+    Endpoint("approval revoke", "post", _revoke, "owner", 201, lambda t: {"reason": "Wrong plan"}),
     Endpoint("review policy read", "get", lambda t: _ws(t) + "review-policy/", "viewer", 200),
     Endpoint(
         "review policy change",

@@ -7,7 +7,7 @@ import pytest
 
 from accounts.models import Role
 from reviews.mentions import mentioned_names
-from reviews.states import GivenVerdict, Policy, tally
+from reviews.states import GivenVerdict, Policy, tally, weight_when_given
 
 AUTHOR, OWNER, EDITOR, VIEWER = 1, 2, 3, 4
 ROLES = {AUTHOR: Role.EDITOR, OWNER: Role.OWNER, EDITOR: Role.EDITOR, VIEWER: Role.VIEWER}
@@ -34,23 +34,24 @@ def test_mentioned_names(text: str, names: list[str]) -> None:
 DEFAULTS = Policy()
 
 
+def given(
+    n: int, reviewer: int | None, kind: str, *, policy: Policy = DEFAULTS, revoked: bool = False
+) -> GivenVerdict:
+    """A verdict weighed as it is given: by its author's role then and the policy then."""
+    role = None if reviewer is None else ROLES.get(reviewer)
+    counts = weight_when_given(verdict=kind, role=role, is_author=reviewer == AUTHOR, policy=policy)
+    return GivenVerdict(n, reviewer, kind, counts, revoked)
+
+
 def state(*verdicts: tuple[int, str], policy: Policy = DEFAULTS, newer: bool = False) -> str:
-    given = [GivenVerdict(n, reviewer, kind) for n, (reviewer, kind) in enumerate(verdicts)]
-    return tally(
-        requested=True,
-        verdicts=given,
-        author_id=AUTHOR,
-        roles=ROLES,
-        policy=policy,
-        newer_exists=newer,
-    ).state
+    weighed = [
+        given(n, reviewer, kind, policy=policy) for n, (reviewer, kind) in enumerate(verdicts)
+    ]
+    return tally(requested=True, verdicts=weighed, policy=policy, newer_exists=newer).state
 
 
 def test_a_version_without_a_request_is_a_draft() -> None:
-    result = tally(
-        requested=False, verdicts=[], author_id=AUTHOR, roles=ROLES, policy=Policy(),
-        newer_exists=True,
-    )  # fmt: skip
+    result = tally(requested=False, verdicts=[], policy=Policy(), newer_exists=True)
     assert result.state == "draft"
 
 
@@ -69,20 +70,45 @@ def test_states() -> None:
     assert state((OWNER, "approve"), newer=True) == "approved"
     assert state((OWNER, "comment"), newer=True) == "superseded"
     assert state((OWNER, "request_changes"), newer=True) == "superseded"
-    assert state((99, "approve")) == "in_review"  # not a member (any more)
+    assert state((99, "approve")) == "in_review"  # not a member
 
 
 def test_the_counting_verdicts_are_each_counting_reviewers_latest() -> None:
-    given = [
-        GivenVerdict(1, OWNER, "request_changes"),
-        GivenVerdict(2, OWNER, "approve"),
-        GivenVerdict(3, VIEWER, "approve"),
-        GivenVerdict(4, None, "approve"),
+    verdicts = [
+        given(1, OWNER, "request_changes"),
+        given(2, OWNER, "approve"),
+        given(3, VIEWER, "approve"),
+        given(4, None, "approve"),
     ]
 
-    result = tally(
-        requested=True, verdicts=given, author_id=AUTHOR, roles=ROLES, policy=Policy(),
-        newer_exists=False,
-    )  # fmt: skip
+    result = tally(requested=True, verdicts=verdicts, policy=Policy(), newer_exists=False)
 
     assert (result.state, result.approvals, result.counting) == ("approved", 1, frozenset({2}))
+
+
+def test_a_verdicts_weight_is_the_one_it_was_given_with() -> None:
+    # Weighed when given; the tally reads no role, so no later role change reaches it.
+    approval = GivenVerdict(1, VIEWER, "approve", counts=True)
+    viewer = GivenVerdict(2, EDITOR, "approve", counts=False)
+
+    assert tally(
+        requested=True, verdicts=[approval], policy=DEFAULTS, newer_exists=False
+    ).state == ("approved")
+    assert tally(requested=True, verdicts=[viewer], policy=DEFAULTS, newer_exists=False).state == (
+        "in_review"
+    )
+
+
+def test_a_revoked_approval_no_longer_counts_and_a_later_one_does() -> None:
+    revoked = given(1, OWNER, "approve", revoked=True)
+    again = given(2, OWNER, "approve")
+
+    assert tally(requested=True, verdicts=[revoked], policy=DEFAULTS, newer_exists=False).state == (
+        "in_review"
+    )
+    assert (
+        tally(
+            requested=True, verdicts=[revoked, again], policy=DEFAULTS, newer_exists=False
+        ).approvals
+        == 1
+    )

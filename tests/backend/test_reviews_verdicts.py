@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from accounts.models import Role
 from accounts.services import membership_change, membership_remove
 from reviews.models import ReviewPolicy, ReviewRequest, ReviewVerdict
+from reviews.selectors import version_run_refusal
 from tests.backend.factories import (
     SAVEPOINTS,
     Team,
@@ -20,6 +21,7 @@ from tests.backend.factories import (
     make_document,
     make_savepoint,
     make_team,
+    make_user,
     make_version,
 )
 from tests.backend.runs_support import make_runnable_version
@@ -230,25 +232,97 @@ def test_with_no_required_approvals_a_requested_review_is_enough(team: Team) -> 
     assert changes.json()["state"] == "changes_requested"
 
 
-def test_a_demoted_or_removed_reviewers_approval_stops_counting_at_once(team: Team) -> None:
+def test_role_changes_never_rewrite_a_verdict_already_given(team: Team) -> None:
     other_owner = add_member(workspace=team.workspace, role=Role.OWNER)
-    request_id = request_review(team, ["olivia", other_owner.username])["requests"][0]["id"]
+    request_id = request_review(team, ["olivia", other_owner.username, "vera"])["requests"][0]["id"]
     verdict(client_for(other_owner), team, request_id)
+    verdict(team.client("viewer"), team, request_id)
+    set_policy(team, requireApprovalToRun=True)
     assert state(team) == "approved"
 
+    # Demoted, removed, re-added: the approval stands as it was given, with its role.
     membership_change(
         workspace=team.workspace, actor=team.owner, user_id=other_owner.pk, role=Role.VIEWER
     )
+    assert state(team) == "approved"
+    assert version_run_refusal(version=team.pipeline.versions.get(number=1)) is None
+    membership_remove(workspace=team.workspace, actor=team.owner, user_id=other_owner.pk)
+    review = team.client("viewer").get(reviews_url(team)).json()
+    assert review["state"] == "approved"
+    reviewers = {r["user"]["username"]: r for r in review["requests"][0]["reviewers"]}
+    gone = reviewers[other_owner.username]
+    assert gone["role"] is None  # no longer a member
+    assert (gone["latest"]["role"], gone["latest"]["countsWhenGiven"]) == ("owner", True)
+    assert gone["latest"]["counts"] is True
+
+    # A viewer's approval, shown as not counting, never starts counting.
+    membership_change(
+        workspace=team.workspace, actor=team.owner, user_id=team.viewer.pk, role=Role.OWNER
+    )
+    review = team.client("viewer").get(reviews_url(team)).json()
+    vera = {r["user"]["username"]: r for r in review["requests"][0]["reviewers"]}["vera"]
+    assert (vera["role"], vera["latest"]["role"]) == ("owner", "viewer")
+    assert (vera["latest"]["countsWhenGiven"], vera["latest"]["counts"]) == (False, False)
+    assert review["approvals"] == 1
+
+
+def test_a_viewers_approval_never_approves_after_a_promotion(team: Team) -> None:
+    request_id = request_review(team, ["vera"])["requests"][0]["id"]
+    verdict(team.client("viewer"), team, request_id)
     assert state(team) == "in_review"
 
     membership_change(
-        workspace=team.workspace, actor=team.owner, user_id=other_owner.pk, role=Role.EDITOR
+        workspace=team.workspace, actor=team.owner, user_id=team.viewer.pk, role=Role.EDITOR
     )
+
+    assert state(team) == "in_review"
+
+
+def revoke(client: APIClient, team: Team, request_id: int, verdict_id: int, reason: str) -> Any:
+    url = reviews_url(team) + f"{request_id}/verdicts/{verdict_id}/revoke/"
+    return client.post(url, {"reason": reason})
+
+
+def test_an_owner_revokes_an_approval_with_a_reason_on_the_record(team: Team) -> None:
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+    verdict(team.client("owner"), team, request_id)
+    given = ReviewVerdict.objects.get()
     assert state(team) == "approved"
-    membership_remove(workspace=team.workspace, actor=team.owner, user_id=other_owner.pk)
-    review = team.client("viewer").get(reviews_url(team)).json()
-    assert review["state"] == "in_review"
-    assert review["requests"][0]["reviewers"][1]["role"] is None
+
+    blank = revoke(team.client("owner"), team, request_id, given.pk, "   ")
+    by_editor = revoke(team.client("editor"), team, request_id, given.pk, "Wrong plan")
+    by_stranger = revoke(client_for(make_user()), team, request_id, given.pk, "Wrong plan")
+    done = revoke(team.client("owner"), team, request_id, given.pk, "Approved the wrong plan")
+    again = revoke(team.client("owner"), team, request_id, given.pk, "Twice")
+
+    assert blank.status_code == 400
+    assert "reason" in blank.json()["error"]["fields"]
+    assert by_editor.status_code == 403
+    assert by_stranger.status_code == 404
+    assert done.status_code == 201, done.content
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "already-revoked")
+    assert done.json()["state"] == "in_review"
+    latest = done.json()["requests"][0]["reviewers"][0]["latest"]
+    assert (latest["verdict"], latest["counts"], latest["countsWhenGiven"]) == (
+        "approve",
+        False,
+        True,
+    )
+    assert latest["revocation"]["reason"] == "Approved the wrong plan"
+    assert latest["revocation"]["by"]["username"] == "olivia"
+    assert ReviewVerdict.objects.get().verdict == "approve"  # the approval is still there
+
+
+def test_only_an_approval_can_be_revoked(team: Team) -> None:
+    request_id = request_review(team, ["olivia"])["requests"][0]["id"]
+    verdict(team.client("owner"), team, request_id, "comment")
+    given = ReviewVerdict.objects.get()
+
+    response = revoke(team.client("owner"), team, request_id, given.pk, "No")
+
+    assert (response.status_code, response.json()["error"]["code"]) == (409, "not-an-approval")
+    missing = revoke(team.client("owner"), team, request_id, given.pk + 1000, "No")
+    assert missing.status_code == 404
 
 
 def test_every_versions_state_is_listed_at_once(team: Team) -> None:

@@ -55,6 +55,7 @@ PATHS = {
     "/api/pipelines/{pipeline_id}/reviews/",
     "/api/pipelines/{pipeline_id}/versions/{number}/reviews/",
     "/api/pipelines/{pipeline_id}/versions/{number}/reviews/{request_id}/verdicts/",
+    "/api/pipelines/{pipeline_id}/versions/{number}/reviews/{request_id}/verdicts/{verdict_id}/revoke/",
     "/api/pipelines/{pipeline_id}/activity/",
     "/api/pipelines/{pipeline_id}/savepoints/",
     "/api/pipelines/{pipeline_id}/savepoints/{savepoint_id}/",

@@ -1,7 +1,15 @@
 import type { EdgeKey } from "../graph/edits";
 import wireSchema from "./generated/wire.schema.json";
 import { REVIEW_SERVER_MESSAGE_TYPES } from "./generated/wire";
-import { comment, GRACE, OPERATOR, reviewRequest, thread, verdict } from "../test-support/reviews";
+import {
+  ADA,
+  comment,
+  GRACE,
+  OPERATOR,
+  reviewRequest,
+  thread,
+  verdict,
+} from "../test-support/reviews";
 import { describe, expect, it } from "vitest";
 
 import {
@@ -73,6 +81,12 @@ const REVIEW_ENCODED: Record<ReviewMessage["type"], string> = {
     }),
   )},"state":"in_review"}`,
   review_verdict: `{"type":"review_verdict","version":2,"verdict":${JSON.stringify(verdict())},"state":"approved"}`,
+  approval_revoked: `{"type":"approval_revoked","version":2,"verdict":${JSON.stringify(
+    verdict({
+      counts: false,
+      revocation: { by: ADA, reason: "Approved the wrong plan", at: "2026-01-02T12:10:00Z" },
+    }),
+  )},"state":"in_review"}`,
 };
 
 function parsed(text: string): ServerMessage {
@@ -179,6 +193,7 @@ describe("parseServerMessage", () => {
 
   it("knows every message of team review by the server's names", () => {
     expect([...REVIEW_SERVER_MESSAGE_TYPES].sort()).toEqual([
+      "approval_revoked",
       "comment_added",
       "comment_deleted",
       "comment_edited",

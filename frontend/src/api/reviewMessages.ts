@@ -18,6 +18,7 @@ import {
   type CommentThread,
   type ReviewRequest,
   type ReviewState,
+  type Revocation,
   type SavepointRef,
   type Reviewer,
   type UserRef,
@@ -148,8 +149,20 @@ export function readVerdict(value: unknown, path: string): Verdict {
     acknowledged: items(field("acknowledged"), at(path, "acknowledged"), hexId),
     reference: nullable(field("reference"), at(path, "reference"), integer),
     savepoint: nullable(field("savepoint"), at(path, "savepoint"), readSavepointRef),
+    role: oneOf(field("role"), at(path, "role"), ROLE_VALUES),
+    countsWhenGiven: boolean(field("countsWhenGiven"), at(path, "countsWhenGiven")),
     counts: boolean(field("counts"), at(path, "counts")),
+    revocation: nullable(field("revocation"), at(path, "revocation"), readRevocation),
     createdAt: string(field("createdAt"), at(path, "createdAt")),
+  };
+}
+
+function readRevocation(value: unknown, path: string): Revocation {
+  const field = reader(object(value, path));
+  return {
+    by: nullableUser(field("by"), at(path, "by")),
+    reason: string(field("reason"), at(path, "reason")),
+    at: string(field("at"), at(path, "at")),
   };
 }
 
@@ -211,6 +224,7 @@ export function readReviewMessage(raw: JsonObject, type: ReviewMessageType): Rev
         state: reviewState(field("state"), "state"),
       };
     case "review_verdict":
+    case "approval_revoked":
       return {
         type,
         version: integer(field("version"), "version"),

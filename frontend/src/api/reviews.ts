@@ -26,6 +26,7 @@ export type VerdictKind = Verdict["verdict"];
 export type StateRisk = Wire.StateRisk;
 export type StateCheck = Wire.StateCheck;
 export type SavepointRef = Wire.SavepointRef;
+export type Revocation = Wire.Revocation;
 export type ReviewPolicy = Wire.ReviewPolicy;
 export type Inbox = Wire.Inbox;
 export type WaitingReview = Wire.WaitingReview;
@@ -212,6 +213,21 @@ export function giveVerdict(
     {
       body: input,
     },
+  );
+}
+
+/** Revoke a past approval (owners), saying why: it stays on the record, and stops counting. */
+export function revokeApproval(
+  pipeline: number,
+  version: number,
+  requestId: number,
+  verdictId: number,
+  reason: string,
+): Promise<VersionReview> {
+  return request(
+    "POST",
+    `pipelines/${pipeline}/versions/${version}/reviews/${requestId}/verdicts/${verdictId}/revoke/`,
+    { body: { reason } },
   );
 }
 

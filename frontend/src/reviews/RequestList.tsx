@@ -1,8 +1,24 @@
+import { useState } from "react";
+
+import * as reviews from "../api/reviews";
 import type { ReviewRequest, Verdict } from "../api/reviews";
 import { timeAgo } from "../versions/history";
+import { errorLines } from "./errors";
 import { verdictLabel } from "./states";
 
+/** Whether and why a verdict counts, from the weight it was given with. */
+function weightWords(verdict: Verdict): string | null {
+  if (verdict.revocation !== null) {
+    return "(revoked: does not count)";
+  }
+  if (!verdict.countsWhenGiven) {
+    return verdict.verdict === "comment" ? null : `(given as ${verdict.role}: does not count)`;
+  }
+  return verdict.counts ? null : "(not their latest: does not count)";
+}
+
 function VerdictLine({ verdict, now }: { readonly verdict: Verdict; readonly now: number }) {
+  const weight = weightWords(verdict);
   return (
     <span className="reviewer__verdict">
       <span
@@ -11,19 +27,122 @@ function VerdictLine({ verdict, now }: { readonly verdict: Verdict; readonly now
       >
         {verdictLabel(verdict.verdict)}
       </span>
-      {!verdict.counts && (
+      <span className="muted" data-testid={`verdict-role-${verdict.id}`}>
+        as {verdict.role}
+      </span>
+      {weight !== null && (
         <span
           className="muted"
-          title="Only the latest verdicts of editors and owners count; the author's approval only where the policy allows it."
+          data-testid={`verdict-weight-${verdict.id}`}
+          title="A verdict's weight is fixed when it is given: an editor's or owner's counts (the author's approval only where the policy then allowed it), and no later role change rewrites it."
         >
-          (does not count)
+          {weight}
         </span>
       )}
       <time className="muted" dateTime={verdict.createdAt}>
         {timeAgo(verdict.createdAt, now)}
       </time>
       {verdict.summary !== "" && <q className="reviewer__summary">{verdict.summary}</q>}
+      {verdict.revocation !== null && (
+        <span className="reviewer__revocation" data-testid={`verdict-revocation-${verdict.id}`}>
+          Revoked by {verdict.revocation.by?.username ?? "a former member"}{" "}
+          {timeAgo(verdict.revocation.at, now)}: “{verdict.revocation.reason}”
+        </span>
+      )}
     </span>
+  );
+}
+
+/** An owner takes back an approval, saying why; the reason stays on the record. */
+function RevokeApproval(props: {
+  readonly pipelineId: number;
+  readonly version: number;
+  readonly request: number;
+  readonly verdict: Verdict;
+  readonly onRevoked: (review: reviews.VersionReview) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState("");
+  const [errors, setErrors] = useState<readonly string[]>([]);
+  const [sending, setSending] = useState(false);
+  if (!open) {
+    return (
+      <button
+        type="button"
+        className="link-button"
+        onClick={() => {
+          setOpen(true);
+        }}
+        data-testid={`revoke-open-${props.verdict.id}`}
+      >
+        Revoke approval
+      </button>
+    );
+  }
+  const submit = async (): Promise<void> => {
+    setSending(true);
+    try {
+      const review = await reviews.revokeApproval(
+        props.pipelineId,
+        props.version,
+        props.request,
+        props.verdict.id,
+        reason.trim(),
+      );
+      setOpen(false);
+      props.onRevoked(review);
+    } catch (caught) {
+      setErrors(errorLines(caught));
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <form
+      className="revoke-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <label>
+        Why does this approval no longer stand? The reason is kept on the record, beside the
+        approval.
+        <textarea
+          rows={2}
+          maxLength={2000}
+          value={reason}
+          onChange={(event) => {
+            setReason(event.target.value);
+          }}
+          data-testid={`revoke-reason-${props.verdict.id}`}
+        />
+      </label>
+      <button
+        type="submit"
+        className="button button--small"
+        disabled={sending || reason.trim() === ""}
+        data-testid={`revoke-submit-${props.verdict.id}`}
+      >
+        Revoke {props.verdict.reviewer?.username ?? "this"}&apos;s approval
+      </button>
+      <button
+        type="button"
+        className="button button--small"
+        onClick={() => {
+          setOpen(false);
+        }}
+      >
+        Cancel
+      </button>
+      {errors.length > 0 && (
+        <div className="form-error" role="alert">
+          {errors.map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+        </div>
+      )}
+    </form>
   );
 }
 
@@ -31,7 +150,14 @@ function VerdictLine({ verdict, now }: { readonly verdict: Verdict; readonly now
 export function RequestList(props: {
   readonly requests: readonly ReviewRequest[];
   readonly now: number;
+  /** The signed-in owner may revoke approvals (null: they may not). */
+  readonly revoking: {
+    readonly pipelineId: number;
+    readonly version: number;
+    readonly onRevoked: (review: reviews.VersionReview) => void;
+  } | null;
 }) {
+  const { revoking } = props;
   if (props.requests.length === 0) {
     return <p className="muted">Nobody was asked to review this version yet.</p>;
   }
@@ -55,12 +181,27 @@ export function RequestList(props: {
                 data-testid={`reviewer-${request.id}-${reviewer.user.username}`}
               >
                 <span className="reviewer__name">{reviewer.user.username}</span>
-                <span className="role-pill">{reviewer.role ?? "no longer a member"}</span>
+                <span className="role-pill" title="Their role now">
+                  {reviewer.role ?? "no longer a member"}
+                </span>
                 {reviewer.latest === null ? (
                   <span className="muted">not answered</span>
                 ) : (
                   <VerdictLine verdict={reviewer.latest} now={props.now} />
                 )}
+                {revoking !== null &&
+                  reviewer.latest !== null &&
+                  reviewer.latest.verdict === "approve" &&
+                  reviewer.latest.revocation === null &&
+                  reviewer.latest.countsWhenGiven && (
+                    <RevokeApproval
+                      pipelineId={revoking.pipelineId}
+                      version={revoking.version}
+                      request={request.id}
+                      verdict={reviewer.latest}
+                      onRevoked={revoking.onRevoked}
+                    />
+                  )}
               </li>
             ))}
           </ul>

@@ -58,7 +58,15 @@ export function ReviewPanel(props: {
       </p>
       <PolicyNote review={review} />
       <h3>Requests</h3>
-      <RequestList requests={review.requests} now={props.now} />
+      <RequestList
+        requests={review.requests}
+        now={props.now}
+        revoking={
+          viewer !== null && viewer.role === "owner"
+            ? { pipelineId: review.pipeline, version: review.version, onRevoked: props.onChanged }
+            : null
+        }
+      />
       {canRequest &&
         (asking ? (
           <RequestReviewForm
@@ -111,6 +119,7 @@ export function ReviewPanel(props: {
           request={answering}
           acknowledged={acknowledged}
           atRisk={review.stateCheck.operators.length}
+          counts={viewer !== null && viewer.role !== "viewer"}
           onAnswered={props.onChanged}
         />
       ) : (

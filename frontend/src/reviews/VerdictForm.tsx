@@ -16,6 +16,8 @@ export function VerdictForm(props: {
   readonly acknowledged: ReadonlySet<string>;
   /** How many operators the state-loss list asks to acknowledge. */
   readonly atRisk: number;
+  /** Whether the reviewer's verdict will count: they are an editor or owner now. */
+  readonly counts: boolean;
   readonly onAnswered: (review: reviews.VersionReview) => void;
 }) {
   const [verdict, setVerdict] = useState<reviews.VerdictKind>("approve");
@@ -82,6 +84,12 @@ export function VerdictForm(props: {
         }}
         data-testid="verdict-summary"
       />
+      {!props.counts && verdict !== "comment" && (
+        <p className="verdict-form__hint" data-testid="verdict-will-not-count">
+          You are a viewer: your verdict is recorded and shown, but it will not count towards this
+          version&apos;s review, now or after any change of your role.
+        </p>
+      )}
       {verdict === "approve" && unticked > 0 && (
         <p className="verdict-form__hint" data-testid="verdict-hint">
           {unticked} operator{unticked === 1 ? "" : "s"} above would lose state and{" "}

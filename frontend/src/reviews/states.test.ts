@@ -94,6 +94,23 @@ describe("review news", () => {
     );
   });
 
+  it("tell the others who revoked an approval and why, and its reviewer it is theirs", () => {
+    const revoked = {
+      type: "approval_revoked",
+      version: 2,
+      state: "in_review",
+      verdict: verdict({
+        counts: false,
+        revocation: { by: ADA, reason: "Wrong plan", at: "2026-01-02T12:00:00Z" },
+      }),
+    } as const;
+    expect(newsText(revoked, GRACE.id)).toEqual({
+      text: "ada revoked grace's approval of version 2: “Wrong plan” (now in review)",
+      forYou: true,
+    });
+    expect(newsText(revoked, ADA.id)).toBeNull();
+  });
+
   it("say nothing to whoever made it", () => {
     expect(newsText(requested, ADA.id)).toBeNull();
     expect(newsText(given, GRACE.id)).toBeNull();

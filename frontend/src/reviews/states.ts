@@ -110,6 +110,17 @@ export function newsText(
       forYou,
     };
   }
+  if (message.type === "approval_revoked") {
+    const revocation = message.verdict.revocation;
+    const by = revocation?.by ?? null;
+    if (by !== null && by.id === you) {
+      return null;
+    }
+    return {
+      text: `${by?.username ?? "Someone"} revoked ${message.verdict.reviewer?.username ?? "a former member"}'s approval of version ${message.version}: “${revocation?.reason ?? ""}” (now ${stateText(message.state)})`,
+      forYou: message.verdict.reviewer !== null && message.verdict.reviewer.id === you,
+    };
+  }
   const reviewer = message.verdict.reviewer;
   if (reviewer !== null && reviewer.id === you) {
     return null;

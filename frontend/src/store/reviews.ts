@@ -26,7 +26,7 @@ import type {
 /** A review request or a verdict someone gave, as the socket said it. */
 export type ReviewNewsMessage = Extract<
   ReviewMessage,
-  { readonly type: "review_requested" | "review_verdict" }
+  { readonly type: "review_requested" | "review_verdict" | "approval_revoked" }
 >;
 
 export interface ReviewNews {
@@ -157,6 +157,7 @@ export function foldMessage(
       return { threads: withStatus(threads, message.thread, null), changed: true };
     case "review_requested":
     case "review_verdict":
+    case "approval_revoked":
       return { threads, changed: false };
   }
 }
@@ -203,7 +204,11 @@ export function createReviewStore(): StoreApi<ReviewStore> {
     receive: (message) => {
       const state = get();
       const heard = state.heard + 1;
-      if (message.type === "review_requested" || message.type === "review_verdict") {
+      if (
+        message.type === "review_requested" ||
+        message.type === "review_verdict" ||
+        message.type === "approval_revoked"
+      ) {
         set({ news: { serial: (state.news?.serial ?? 0) + 1, message }, heard });
         return;
       }

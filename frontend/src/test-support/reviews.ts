@@ -69,7 +69,10 @@ export function verdict(overrides: Partial<Verdict> = {}): Verdict {
     acknowledged: [OPERATOR],
     reference: 1,
     savepoint: null,
+    role: "editor",
+    countsWhenGiven: true,
     counts: true,
+    revocation: null,
     createdAt: "2026-01-02T11:00:00Z",
     ...overrides,
   };

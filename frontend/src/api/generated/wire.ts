@@ -54,11 +54,16 @@ export type ReviewServerMessage =
   | CommentThreadResolved
   | CommentThreadReopened
   | ReviewRequested
-  | VerdictGiven;
+  | VerdictGiven
+  | ApprovalRevoked;
 /**
  * A member's role in a workspace, from least to most allowed.
  */
 export type Role = "viewer" | "editor" | "owner";
+/**
+ * A member's role in a workspace, from least to most allowed.
+ */
+export type Role1 = "viewer" | "editor" | "owner";
 export type RunClientMessage = RunResyncRequest;
 export type RunServerMessage = RunSnapshot | RunUpdate | RunErrorMessage;
 /**
@@ -448,11 +453,21 @@ export interface Verdict {
    * The current savepoint an approval's state check used instead (null: none).
    */
   readonly savepoint: SavepointRef | null;
+  readonly role: Role1;
   /**
-   * Whether it counts now: a reviewer's latest, by an editor or owner (an approval by
-   * the author only where the policy allows self-approval).
+   * Its weight, fixed when it was given and never rewritten: by an editor or owner, and
+   * an approval by the version's author only where the policy then allowed self-approval.
+   */
+  readonly countsWhenGiven: boolean;
+  /**
+   * Whether it counts towards the version's state now: it has its weight, it is the
+   * reviewer's latest, and it was not revoked.
    */
   readonly counts: boolean;
+  /**
+   * An owner revoked this approval (null: not revoked).
+   */
+  readonly revocation: Revocation | null;
   readonly createdAt: string;
 }
 /**
@@ -463,10 +478,28 @@ export interface SavepointRef {
   readonly label: string;
 }
 /**
+ * An owner took back the effect of an approval, with a reason, on the record.
+ */
+export interface Revocation {
+  readonly by: UserRef | null;
+  readonly reason: string;
+  readonly at: string;
+}
+/**
  * A reviewer answered; `state` is the version's review state now.
  */
 export interface VerdictGiven {
   readonly type: "review_verdict";
+  readonly version: number;
+  readonly verdict: Verdict;
+  readonly state: "draft" | "in_review" | "changes_requested" | "approved" | "superseded";
+}
+/**
+ * An owner revoked an approval (`verdict.revocation` says who and why); `state` is the
+ * version's review state now.
+ */
+export interface ApprovalRevoked {
+  readonly type: "approval_revoked";
   readonly version: number;
   readonly verdict: Verdict;
   readonly state: "draft" | "in_review" | "changes_requested" | "approved" | "superseded";
@@ -1715,6 +1748,7 @@ export const REVIEW_SERVER_MESSAGE_TYPES = [
   "comment_thread_reopened",
   "review_requested",
   "review_verdict",
+  "approval_revoked",
 ] as const satisfies readonly ReviewServerMessage["type"][];
 /** Every Role, in the server's order. */
 export const ROLE_VALUES = ["viewer", "editor", "owner"] as const satisfies readonly Role[];
