@@ -280,6 +280,74 @@ describe("a review of a plan", () => {
   });
 });
 
+describe("the review record", () => {
+  it("keeps every verdict as it was given through role changes, until an owner revokes", async () => {
+    const vera = await newUser("vera");
+    const members = `workspaces/${workspaceId}/members/`;
+    await api("POST", members, ada.token, { username: vera.username, role: "viewer" });
+    const pipelineId = await newPipeline("Record");
+    const reviews = `pipelines/${pipelineId}/versions/1/reviews/`;
+    await api("POST", `pipelines/${pipelineId}/versions/`, ada.token, { message: "First cut" });
+    await api("PATCH", `workspaces/${workspaceId}/review-policy/`, ada.token, {
+      requireApprovalToRun: true,
+    });
+    const asked = await api<{ requests: { id: number }[] }>("POST", reviews, ada.token, {
+      reviewers: [grace.username, vera.username],
+      message: "Two pairs of eyes",
+    });
+    const requestId = asked.requests[0]?.id ?? 0;
+    await api("POST", `${reviews}${requestId}/verdicts/`, grace.token, { verdict: "approve" });
+
+    // Vera is a viewer: the form says before she sends that her verdict will not count.
+    const veraSession = await signedIn(vera);
+    contexts.push(veraSession.context);
+    const veraPage = veraSession.page;
+    await veraPage.goto(`/pipelines/${pipelineId}/versions/1/review`);
+    await veraPage.getByTestId("verdict-will-not-count").waitFor();
+    await veraPage.getByTestId("verdict-summary").fill("Looks fine to me.");
+    await veraPage.getByTestId("verdict-submit").click();
+    const veraRow = veraPage.getByTestId(`reviewer-${requestId}-${vera.username}`);
+    await expect.poll(() => veraRow.textContent()).toContain("(given as viewer: does not count)");
+
+    // Promoted, demoted, removed and re-added: nothing given is rewritten.
+    const run = await api<{ id: number }>("POST", `pipelines/${pipelineId}/runs/`, ada.token, {
+      version: 1,
+    });
+    await api("POST", `runs/${run.id}/cancel/`, ada.token);
+    await api("PATCH", `${members}${vera.id}/`, ada.token, { role: "editor" });
+    await api("PATCH", `${members}${grace.id}/`, ada.token, { role: "viewer" });
+    await api("DELETE", `${members}${grace.id}/`, ada.token);
+    await api("POST", members, ada.token, { username: grace.username, role: "editor" });
+    const adaSession = await signedIn(ada);
+    contexts.push(adaSession.context);
+    const adaPage = adaSession.page;
+    await adaPage.goto(`/pipelines/${pipelineId}/versions/1/review`);
+    await expect
+      .poll(() => adaPage.getByTestId("review-state").getAttribute("data-state"))
+      .toBe("approved");
+    expect(await adaPage.getByTestId("review-approvals").textContent()).toBe("1 of 1 approval");
+    const graceRow = adaPage.getByTestId(`reviewer-${requestId}-${grace.username}`);
+    expect(await graceRow.textContent()).toContain("as editor");
+    expect(
+      await adaPage.getByTestId(`reviewer-${requestId}-${vera.username}`).textContent(),
+    ).toContain("(given as viewer: does not count)");
+    await screenshot(adaPage, "review-record");
+
+    // Ada revokes Grace's approval, saying why: on the record, and the gate closes.
+    await graceRow.locator('[data-testid^="revoke-open-"]').click();
+    await graceRow.locator('[data-testid^="revoke-reason-"]').fill("Approved before the load test");
+    await graceRow.locator('[data-testid^="revoke-submit-"]').click();
+    await expect
+      .poll(() => adaPage.getByTestId("review-state").getAttribute("data-state"))
+      .toBe("in_review");
+    expect(await graceRow.textContent()).toContain("“Approved before the load test”");
+    expect(await graceRow.textContent()).toContain(`Revoked by ${ada.username}`);
+    await expect(
+      api("POST", `pipelines/${pipelineId}/runs/`, ada.token, { version: 1 }),
+    ).rejects.toThrow(/version-not-approved/);
+  });
+});
+
 describe("the home page", () => {
   it("shows what waits for you, opens it, and lets owners set the review policy", async () => {
     const kim = await newUser("kim");
