@@ -170,6 +170,8 @@ class Verdict(WireMessage):
     summary: str
     acknowledged: list[HexId]
     """An approval's acknowledged state at risk: the operators' ids."""
+    acknowledgedState: list[AcknowledgedState]
+    """The same, by name and with how much state, as the check said when it was given."""
     reference: int | None
     """The approved version an approval's state check compared with (null: none)."""
     savepoint: SavepointRef | None
@@ -220,16 +222,26 @@ class StateRiskReason(WireMessage):
 
 
 class StateRisk(WireMessage):
-    """A stateful operator of the reference (or an operator state of the current
-    savepoint) whose state the version puts at risk."""
+    """A state of the current savepoint, or of the savepoint the reference would write,
+    that the version would not restore (`compiler.state.statecheck`)."""
 
     node: int | None
-    """Its node in the reference; against a savepoint, the node of this version it
-    concerns (null: none of this version)."""
+    """The operator of this version it concerns: the one that would restore it, or for lost
+    state the one that should take it over (null: none)."""
     name: str
     operatorId: HexId
     """The id its state is saved under: what an approval acknowledges."""
+    stateBytes: int | None
+    """How much state it holds, as the current savepoint says (null: predicted, unknown)."""
     reasons: list[StateRiskReason]
+
+
+class AcknowledgedState(WireMessage):
+    """A state an approval acknowledged losing, as the check named it when it was given."""
+
+    operatorId: HexId
+    name: str
+    stateBytes: int | None
 
 
 class StateCheck(WireMessage):

@@ -219,6 +219,9 @@ class ReviewVerdict(models.Model):
     summary = models.TextField(blank=True)
     acknowledged = models.JSONField(default=list, blank=True)
     """An approval's acknowledged state losses: the ids of the operators at risk."""
+    acknowledged_state = models.JSONField(default=list, blank=True)
+    """The same as the check named them when the approval was given: per state its
+    `operatorId`, `name` and `stateBytes` (null when the savepoint was predicted)."""
     reference = models.ForeignKey(
         PipelineVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -410,6 +410,9 @@ def _verdict(verdict: ReviewVerdict, counting: frozenset[int]) -> events.Verdict
         verdict=_VERDICTS[verdict.verdict],
         summary=verdict.summary,
         acknowledged=list(verdict.acknowledged),
+        acknowledgedState=[
+            events.AcknowledgedState.model_validate(entry) for entry in verdict.acknowledged_state
+        ],
         reference=None if verdict.reference is None else verdict.reference.number,
         savepoint=savepoint_ref(verdict.savepoint),
         role=Role(verdict.role),

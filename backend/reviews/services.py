@@ -414,6 +414,10 @@ def review_verdict_create(
             verdict=verdict,
             summary=summary,
             acknowledged=sorted(set(acknowledged)),
+            acknowledged_state=[
+                {"operatorId": risk.operator_id, "name": risk.name, "stateBytes": risk.state_bytes}
+                for risk in basis.risks
+            ],
             reference=basis.reference,
             savepoint=basis.savepoint,
             role=role,
@@ -486,7 +490,7 @@ def _check_acknowledged(
         message = (
             f"Approving version {version.number} puts the state of {len(required)} "
             f"operator{'s' if len(required) != 1 else ''} at risk {_compared_with(basis)}: "
-            f"acknowledge exactly {listed} in `acknowledged`."
+            f"acknowledge exactly the state of {listed}."
         )
     else:
         message = f"Approving version {version.number} puts no state at risk: acknowledge nothing."

@@ -460,6 +460,10 @@ def test_an_approval_without_the_acknowledgement_is_refused_listing_it(team: Tea
     assert exact.json()["state"] == "approved"
     given = exact.json()["requests"][0]["reviewers"][0]["latest"]
     assert (given["acknowledged"], given["reference"]) == ([risk["operatorId"]], 1)
+    # By name too, as the check said; how much state a predicted savepoint cannot know.
+    assert given["acknowledgedState"] == [
+        {"operatorId": risk["operatorId"], "name": risk["name"], "stateBytes": None}
+    ]
 
 
 def test_a_removed_stateful_operator_needs_acknowledging(team: Team) -> None:
@@ -531,6 +535,10 @@ def test_a_current_savepoint_is_what_an_approval_acknowledges(team: Team) -> Non
     given = exact.json()["requests"][0]["reviewers"][0]["latest"]
     assert given["savepoint"] == {"id": savepoint.pk, "label": "production 2026-11-20"}
     assert given["reference"] is None
+    assert given["acknowledgedState"] == [
+        {"operatorId": risk["operatorId"], "name": "Sum", "stateBytes": risk["stateBytes"]}
+    ]
+    assert risk["stateBytes"] > 0  # the real savepoint says how much Sum holds
 
 
 def test_a_version_that_restores_the_current_savepoint_risks_nothing(team: Team) -> None:

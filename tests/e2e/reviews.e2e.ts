@@ -219,14 +219,15 @@ describe("a review of a plan", () => {
     expect(await thread.textContent()).toContain("on version 2");
     await gracePage.getByTestId("comment-badge-node-3").waitFor();
 
-    // An approval that does not acknowledge the total is refused, naming it.
+    // An approval waits until the total is ticked, and says so in words.
     await gracePage.getByTestId("review-tab-review").click();
-    await gracePage.getByTestId("verdict-hint").waitFor();
+    const hint = gracePage.getByTestId("verdict-hint");
+    await hint.waitFor();
+    expect(await hint.textContent()).toContain(
+      "Tick Total above to acknowledge that its state will not be restored",
+    );
     await gracePage.getByTestId("verdict-summary").fill("Fine by me.");
-    await gracePage.getByTestId("verdict-submit").click();
-    const refusal = gracePage.getByTestId("verdict-error");
-    await refusal.waitFor();
-    expect(await refusal.textContent()).toContain(`Total (${operatorId})`);
+    expect(await gracePage.getByTestId("verdict-submit").isDisabled()).toBe(true);
     expect(await gracePage.getByTestId("review-state").getAttribute("data-state")).toBe(
       "in_review",
     );

@@ -70,12 +70,15 @@ class StateRisk:
     operator_id: str
     """The ID the state is saved under: what an approval acknowledges."""
     reasons: tuple[Reason, ...]
+    state_bytes: int | None = None
+    """How much state it holds, as the savepoint says; None for a predicted savepoint's."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "node": self.node,
             "name": self.name,
             "operatorId": self.operator_id,
+            "stateBytes": self.state_bytes,
             "reasons": [{"code": r.code, "message": r.message} for r in self.reasons],
         }
 
@@ -106,7 +109,13 @@ def savepoint_risks(
         what = f" ({first.location.describe()}: {first.message})" if first is not None else ""
         text = f"the reviewed version does not compile{what}: its state cannot be checked"
         return [
-            StateRisk(None, state.name or "", state.hex_id, (Reason("not-compiled", text),))
+            StateRisk(
+                None,
+                state.name or "",
+                state.hex_id,
+                (Reason("not-compiled", text),),
+                state.state_bytes,
+            )
             for state in operators
             if state.has_state is not False
         ]
@@ -141,5 +150,7 @@ def restore_risks(check: RestoreCheck) -> list[StateRisk]:
         reasons.extend(Reason("key-changed", message) for message in keys.get(row.operator_id, []))
         if reasons:
             node = row.suggested_node if row.target is None else row.target.node
-            risks.append(StateRisk(node, row.name or "", row.operator_id, tuple(reasons)))
+            sizes = [size.bytes for size in row.sizes]
+            held = None if None in sizes else sum(size for size in sizes if size is not None)
+            risks.append(StateRisk(node, row.name or "", row.operator_id, tuple(reasons), held))
     return risks

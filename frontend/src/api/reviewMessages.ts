@@ -13,6 +13,7 @@ import {
   ANCHOR_KINDS,
   REVIEW_STATES,
   VERDICT_KINDS,
+  type AcknowledgedState,
   type Anchor,
   type CommentEntry,
   type CommentThread,
@@ -147,6 +148,11 @@ export function readVerdict(value: unknown, path: string): Verdict {
     verdict: oneOf(field("verdict"), at(path, "verdict"), VERDICT_KINDS),
     summary: string(field("summary"), at(path, "summary")),
     acknowledged: items(field("acknowledged"), at(path, "acknowledged"), hexId),
+    acknowledgedState: items(
+      field("acknowledgedState"),
+      at(path, "acknowledgedState"),
+      readAcknowledgedState,
+    ),
     reference: nullable(field("reference"), at(path, "reference"), integer),
     savepoint: nullable(field("savepoint"), at(path, "savepoint"), readSavepointRef),
     role: oneOf(field("role"), at(path, "role"), ROLE_VALUES),
@@ -154,6 +160,15 @@ export function readVerdict(value: unknown, path: string): Verdict {
     counts: boolean(field("counts"), at(path, "counts")),
     revocation: nullable(field("revocation"), at(path, "revocation"), readRevocation),
     createdAt: string(field("createdAt"), at(path, "createdAt")),
+  };
+}
+
+function readAcknowledgedState(value: unknown, path: string): AcknowledgedState {
+  const field = reader(object(value, path));
+  return {
+    operatorId: hexId(field("operatorId"), at(path, "operatorId")),
+    name: string(field("name"), at(path, "name")),
+    stateBytes: nullable(field("stateBytes"), at(path, "stateBytes"), integer),
   };
 }
 

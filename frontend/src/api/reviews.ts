@@ -27,6 +27,7 @@ export type StateRisk = Wire.StateRisk;
 export type StateCheck = Wire.StateCheck;
 export type SavepointRef = Wire.SavepointRef;
 export type Revocation = Wire.Revocation;
+export type AcknowledgedState = Wire.AcknowledgedState;
 export type ReviewPolicy = Wire.ReviewPolicy;
 export type Inbox = Wire.Inbox;
 export type WaitingReview = Wire.WaitingReview;

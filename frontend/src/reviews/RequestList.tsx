@@ -2,6 +2,7 @@ import { useState } from "react";
 
 import * as reviews from "../api/reviews";
 import type { ReviewRequest, Verdict } from "../api/reviews";
+import { formatBytes } from "../savepoints/format";
 import { timeAgo } from "../versions/history";
 import { errorLines } from "./errors";
 import { verdictLabel } from "./states";
@@ -43,6 +44,18 @@ function VerdictLine({ verdict, now }: { readonly verdict: Verdict; readonly now
         {timeAgo(verdict.createdAt, now)}
       </time>
       {verdict.summary !== "" && <q className="reviewer__summary">{verdict.summary}</q>}
+      {verdict.acknowledgedState.length > 0 && (
+        <span className="reviewer__acknowledged" data-testid={`verdict-acknowledged-${verdict.id}`}>
+          Acknowledged losing the state of{" "}
+          {verdict.acknowledgedState.map((state, index) => (
+            <span key={state.operatorId}>
+              {index > 0 && ", "}
+              {state.name} (<code title="The ID its state is saved under">{state.operatorId}</code>
+              {state.stateBytes === null ? "" : `, ${formatBytes(state.stateBytes)}`})
+            </span>
+          ))}
+        </span>
+      )}
       {verdict.revocation !== null && (
         <span className="reviewer__revocation" data-testid={`verdict-revocation-${verdict.id}`}>
           Revoked by {verdict.revocation.by?.username ?? "a former member"}{" "}

@@ -118,7 +118,9 @@ export function ReviewPanel(props: {
           version={review.version}
           request={answering}
           acknowledged={acknowledged}
-          atRisk={review.stateCheck.operators.length}
+          unacknowledged={review.stateCheck.operators
+            .filter((risk) => !acknowledged.has(risk.operatorId))
+            .map((risk) => risk.name)}
           counts={viewer !== null && viewer.role !== "viewer"}
           onAnswered={props.onChanged}
         />

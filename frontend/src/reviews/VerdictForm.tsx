@@ -4,18 +4,27 @@ import * as reviews from "../api/reviews";
 import { errorLines } from "./errors";
 import { verdictLabel } from "./states";
 
+/** Names in a sentence: "Sum", "Sum and Count", "Sum, Count and Window". */
+function listed(names: readonly string[]): string {
+  if (names.length <= 1) {
+    return names.join("");
+  }
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1] ?? ""}`;
+}
+
 /**
  * A reviewer's answer to a request: approve, request changes or comment, with a summary.
- * An approval sends the operators ticked in the state-loss list above it as acknowledged;
- * the server refuses one that does not name exactly those, and the refusal is shown.
+ * An approval sends the operators ticked in the state-loss list above it as acknowledged,
+ * and waits until every one is ticked; the server refuses one that does not name exactly
+ * those, and the refusal is shown.
  */
 export function VerdictForm(props: {
   readonly pipelineId: number;
   readonly version: number;
   readonly request: reviews.ReviewRequest;
   readonly acknowledged: ReadonlySet<string>;
-  /** How many operators the state-loss list asks to acknowledge. */
-  readonly atRisk: number;
+  /** The operators of the state-loss list not ticked yet, by name. */
+  readonly unacknowledged: readonly string[];
   /** Whether the reviewer's verdict will count: they are an editor or owner now. */
   readonly counts: boolean;
   readonly onAnswered: (review: reviews.VersionReview) => void;
@@ -43,7 +52,7 @@ export function VerdictForm(props: {
       setSending(false);
     }
   };
-  const unticked = props.atRisk - props.acknowledged.size;
+  const waiting = verdict === "approve" ? props.unacknowledged : [];
   return (
     <form
       className="verdict-form"
@@ -90,16 +99,16 @@ export function VerdictForm(props: {
           version&apos;s review, now or after any change of your role.
         </p>
       )}
-      {verdict === "approve" && unticked > 0 && (
+      {waiting.length > 0 && (
         <p className="verdict-form__hint" data-testid="verdict-hint">
-          {unticked} operator{unticked === 1 ? "" : "s"} above would lose state and{" "}
-          {unticked === 1 ? "is" : "are"} not acknowledged yet.
+          Tick {listed(waiting)} above to acknowledge that {waiting.length === 1 ? "its" : "their"}{" "}
+          state will not be restored: an approval answers for every state this version loses.
         </p>
       )}
       <button
         type="submit"
         className="button button--primary"
-        disabled={sending}
+        disabled={sending || waiting.length > 0}
         data-testid="verdict-submit"
       >
         {verdict === "approve" ? "Approve version" : verdictLabel(verdict)} {props.version}

@@ -67,6 +67,7 @@ export function verdict(overrides: Partial<Verdict> = {}): Verdict {
     verdict: "approve",
     summary: "Looks right",
     acknowledged: [OPERATOR],
+    acknowledgedState: [{ operatorId: OPERATOR, name: "Total", stateBytes: null }],
     reference: 1,
     savepoint: null,
     role: "editor",

@@ -446,6 +446,10 @@ export interface Verdict {
    */
   readonly acknowledged: readonly string[];
   /**
+   * The same, by name and with how much state, as the check said when it was given.
+   */
+  readonly acknowledgedState: readonly AcknowledgedState[];
+  /**
    * The approved version an approval's state check compared with (null: none).
    */
   readonly reference: number | null;
@@ -469,6 +473,14 @@ export interface Verdict {
    */
   readonly revocation: Revocation | null;
   readonly createdAt: string;
+}
+/**
+ * A state an approval acknowledged losing, as the check named it when it was given.
+ */
+export interface AcknowledgedState {
+  readonly operatorId: string;
+  readonly name: string;
+  readonly stateBytes: number | null;
 }
 /**
  * A savepoint of the pipeline (`savepoints.events.SavepointSummary` has the rest).
@@ -1293,13 +1305,13 @@ export interface StateCheck {
   readonly operators: readonly StateRisk[];
 }
 /**
- * A stateful operator of the reference (or an operator state of the current
- * savepoint) whose state the version puts at risk.
+ * A state of the current savepoint, or of the savepoint the reference would write,
+ * that the version would not restore (`compiler.state.statecheck`).
  */
 export interface StateRisk {
   /**
-   * Its node in the reference; against a savepoint, the node of this version it
-   * concerns (null: none of this version).
+   * The operator of this version it concerns: the one that would restore it, or for lost
+   * state the one that should take it over (null: none).
    */
   readonly node: number | null;
   readonly name: string;
@@ -1307,6 +1319,10 @@ export interface StateRisk {
    * The id its state is saved under: what an approval acknowledges.
    */
   readonly operatorId: string;
+  /**
+   * How much state it holds, as the current savepoint says (null: predicted, unknown).
+   */
+  readonly stateBytes: number | null;
   readonly reasons: readonly StateRiskReason[];
 }
 export interface StateRiskReason {
