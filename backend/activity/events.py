@@ -8,8 +8,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from accounts.models import Role
 from config.messages import UserRef, WireMessage
-from reviews.events import VerdictKind
+from reviews.events import AcknowledgedState, VerdictKind
 from runs.models import RunStatus
 
 
@@ -39,6 +40,29 @@ class VerdictActivity(_Item):
     request: int
     verdict: VerdictKind
     summary: str
+    role: Role
+    """The reviewer's role when they gave it."""
+    counts: bool
+    """Its weight, fixed when it was given."""
+    acknowledged: list[AcknowledgedState]
+    """An approval's acknowledged state losses, as the check named them then."""
+
+
+class ApprovalRevokedActivity(_Item):
+    """An owner (`user`) revoked an approval, saying why."""
+
+    kind: Literal["approval_revoked"] = "approval_revoked"
+    version: int
+    request: int
+    reviewer: UserRef | None
+    """Whose approval it was."""
+    reason: str
+
+
+class SavepointUploadedActivity(_Item):
+    kind: Literal["savepoint_uploaded"] = "savepoint_uploaded"
+    savepoint: int
+    label: str
 
 
 class CommentActivity(_Item):
@@ -72,6 +96,8 @@ ActivityItem = Annotated[
     VersionSavedActivity
     | ReviewRequestedActivity
     | VerdictActivity
+    | ApprovalRevokedActivity
+    | SavepointUploadedActivity
     | CommentActivity
     | RunStartedActivity
     | RunFinishedActivity,

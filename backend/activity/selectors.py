@@ -1,5 +1,7 @@
 """A pipeline's activity feed, derived when read from what the other apps store: versions
-saved, review requests and verdicts, comments, runs started and finished. Nothing is
+saved, review requests and verdicts (with the weight each was given with and what an
+approval acknowledged), approvals revoked, savepoints uploaded, comments, runs started and
+finished. Nothing is
 stored twice, so the feed cannot disagree with them; a deleted comment leaves it.
 
 The feed is ordered newest first by (time, kind, id) and paged by that key (keyset): each
@@ -18,23 +20,27 @@ from typing import Final
 from django.db.models import Min, Q, QuerySet
 from django.utils.dateparse import parse_datetime
 
+from accounts.models import Role
 from activity.events import (
     ActivityItem,
     ActivityPage,
+    ApprovalRevokedActivity,
     CommentActivity,
     ReviewRequestedActivity,
     RunFinishedActivity,
     RunStartedActivity,
+    SavepointUploadedActivity,
     VerdictActivity,
     VersionSavedActivity,
 )
 from config.cursors import bad_cursor
 from config.messages import UserRef
 from pipelines.models import Pipeline, PipelineVersion
-from reviews.events import VerdictKind
-from reviews.models import Comment, ReviewRequest, ReviewVerdict
+from reviews.events import AcknowledgedState, VerdictKind
+from reviews.models import ApprovalRevocation, Comment, ReviewRequest, ReviewVerdict
 from reviews.selectors import EXCERPT_CHARS, user_ref
 from runs.models import Run, RunStatus
+from savepoints.models import Savepoint
 
 Key = tuple[datetime, str, int]
 """(time, kind, id): the feed's order, newest first."""
@@ -43,6 +49,8 @@ Entry = tuple[Key, ActivityItem]
 VERSION_SAVED: Final = "version_saved"
 REVIEW_REQUESTED: Final = "review_requested"
 REVIEW_VERDICT: Final = "review_verdict"
+APPROVAL_REVOKED: Final = "approval_revoked"
+SAVEPOINT_UPLOADED: Final = "savepoint_uploaded"
 COMMENT: Final = "comment"
 RUN_STARTED: Final = "run_started"
 RUN_FINISHED: Final = "run_finished"
@@ -50,6 +58,8 @@ _KINDS: Final = (
     VERSION_SAVED,
     REVIEW_REQUESTED,
     REVIEW_VERDICT,
+    APPROVAL_REVOKED,
+    SAVEPOINT_UPLOADED,
     COMMENT,
     RUN_STARTED,
     RUN_FINISHED,
@@ -150,8 +160,53 @@ def _verdicts(pipeline: Pipeline, cursor: Key | None, limit: int) -> Iterable[En
             request=verdict.request_id,
             verdict=_VERDICTS[verdict.verdict],
             summary=verdict.summary,
+            role=Role(verdict.role),
+            counts=verdict.counts,
+            acknowledged=[
+                AcknowledgedState.model_validate(entry) for entry in verdict.acknowledged_state
+            ],
         )
         yield (verdict.created_at, REVIEW_VERDICT, verdict.pk), item
+
+
+def _revocations(pipeline: Pipeline, cursor: Key | None, limit: int) -> Iterable[Entry]:
+    rows = (
+        ApprovalRevocation.objects.filter(
+            _before("created_at", APPROVAL_REVOKED, cursor),
+            verdict__request__version__pipeline=pipeline,
+        )
+        .select_related("revoked_by", "verdict__reviewer", "verdict__request__version")
+        .defer("verdict__request__version__document")
+    )
+    for revocation in rows.order_by("-created_at", "-pk")[:limit]:
+        verdict = revocation.verdict
+        item = ApprovalRevokedActivity(
+            at=revocation.created_at,
+            user=user_ref(revocation.revoked_by),
+            version=verdict.request.version.number,
+            request=verdict.request_id,
+            reviewer=user_ref(verdict.reviewer),
+            reason=revocation.reason,
+        )
+        yield (revocation.created_at, APPROVAL_REVOKED, revocation.pk), item
+
+
+def _savepoints(pipeline: Pipeline, cursor: Key | None, limit: int) -> Iterable[Entry]:
+    rows = (
+        Savepoint.objects.filter(
+            _before("uploaded_at", SAVEPOINT_UPLOADED, cursor), pipeline=pipeline
+        )
+        .select_related("uploaded_by")
+        .defer("data")
+    )
+    for savepoint in rows.order_by("-uploaded_at", "-pk")[:limit]:
+        item = SavepointUploadedActivity(
+            at=savepoint.uploaded_at,
+            user=user_ref(savepoint.uploaded_by),
+            savepoint=savepoint.pk,
+            label=savepoint.label,
+        )
+        yield (savepoint.uploaded_at, SAVEPOINT_UPLOADED, savepoint.pk), item
 
 
 def _comments(pipeline: Pipeline, cursor: Key | None, limit: int) -> Iterable[Entry]:
@@ -224,6 +279,8 @@ _SOURCES: Final[tuple[Callable[[Pipeline, Key | None, int], Iterable[Entry]], ..
     _versions,
     _review_requests,
     _verdicts,
+    _revocations,
+    _savepoints,
     _comments,
     _runs_started,
     _runs_finished,

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from reviews.models import Comment
 from runs.models import RunStatus
-from tests.backend.factories import Team, make_team
+from tests.backend.factories import Team, make_savepoint, make_team
 from tests.backend.runs_support import make_run, make_runnable_version
 
 pytestmark = pytest.mark.django_db
@@ -83,6 +83,32 @@ def test_the_feed_tells_the_story_newest_first() -> None:
     ]
     assert by_kind["run_finished"]["status"] == "FINISHED"
     assert by_kind["run_started"]["user"]["username"] == "eddie"
+
+
+def test_the_feed_records_each_verdicts_weight_revocations_and_savepoints() -> None:
+    team = make_team()
+    story(team)
+    base = f"/api/pipelines/{team.pipeline.pk}/"
+    number = team.pipeline.versions.order_by("-number").first().number  # type: ignore[union-attr]
+    review = team.client("viewer").get(base + f"versions/{number}/reviews/").json()
+    request = review["requests"][0]
+    verdict_id = request["reviewers"][0]["latest"]["id"]
+    revoked = team.client("owner").post(
+        base + f"versions/{number}/reviews/{request['id']}/verdicts/{verdict_id}/revoke/",
+        {"reason": "Approved the wrong plan"},
+    )
+    assert revoked.status_code == 201, revoked.content
+    make_savepoint(pipeline=team.pipeline, label="production 2026-11-20")
+
+    by_kind = {item["kind"]: item for item in feed(team)["items"]}
+
+    verdict = by_kind["review_verdict"]
+    assert (verdict["role"], verdict["counts"], verdict["acknowledged"]) == ("owner", True, [])
+    revocation = by_kind["approval_revoked"]
+    assert revocation["user"]["username"] == "olivia"
+    assert revocation["reviewer"]["username"] == "olivia"
+    assert (revocation["version"], revocation["reason"]) == (number, "Approved the wrong plan")
+    assert by_kind["savepoint_uploaded"]["label"] == "production 2026-11-20"
 
 
 def test_the_feed_pages_by_key_without_gaps_or_repeats() -> None:

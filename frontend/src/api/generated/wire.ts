@@ -115,6 +115,10 @@ export type ExecutionState1 =
   | "CANCELING"
   | "CANCELED"
   | "FAILED";
+/**
+ * A member's role in a workspace, from least to most allowed.
+ */
+export type Role2 = "viewer" | "editor" | "owner";
 export interface EditRequest {
   readonly type: "edit";
   /**
@@ -1413,6 +1417,8 @@ export interface ActivityPage {
     | VersionSavedActivity
     | ReviewRequestedActivity
     | VerdictActivity
+    | ApprovalRevokedActivity
+    | SavepointUploadedActivity
     | CommentActivity
     | RunStartedActivity
     | RunFinishedActivity
@@ -1452,6 +1458,43 @@ export interface VerdictActivity {
   readonly request: number;
   readonly verdict: "approve" | "request_changes" | "comment";
   readonly summary: string;
+  readonly role: Role2;
+  /**
+   * Its weight, fixed when it was given.
+   */
+  readonly counts: boolean;
+  /**
+   * An approval's acknowledged state losses, as the check named them then.
+   */
+  readonly acknowledged: readonly AcknowledgedState[];
+}
+/**
+ * An owner (`user`) revoked an approval, saying why.
+ */
+export interface ApprovalRevokedActivity {
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  readonly kind: "approval_revoked";
+  readonly version: number;
+  readonly request: number;
+  /**
+   * Whose approval it was.
+   */
+  readonly reviewer: UserRef | null;
+  readonly reason: string;
+}
+export interface SavepointUploadedActivity {
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  readonly kind: "savepoint_uploaded";
+  readonly savepoint: number;
+  readonly label: string;
 }
 export interface CommentActivity {
   readonly at: string;
