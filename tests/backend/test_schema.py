@@ -106,7 +106,7 @@ def test_review_bodies_come_from_the_wire_models() -> None:
         assert set(components[model.__name__]["properties"]) == set(model.model_fields)
     items = components["ActivityPage"]["properties"]["items"]["items"]
     assert items["discriminator"]["propertyName"] == "kind"
-    assert len(items["oneOf"]) == 6
+    assert len(items["oneOf"]) == 8
     assert components["AnchorKind"]["enum"] == ["pipeline", "node", "edge", "vertex"]
 
 
