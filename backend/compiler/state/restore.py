@@ -220,7 +220,7 @@ class RestoreCheck:
         what = what or f"operator {_short(self.failure.operator_id)}"
         if self.failure.code == "unmapped-state":
             if row is not None and row.has_state is None:
-                return f"Fails if {what} holds state: it has no operator in this version"
+                return f"Fails if {what} holds state, which no operator of this version takes"
             return f"Fails: state of {what} has no operator in this version"
         if self.failure.code == "parallelism-above-max":
             rows = [

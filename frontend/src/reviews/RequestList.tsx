@@ -13,7 +13,7 @@ function weightWords(verdict: Verdict): string | null {
     return "(revoked: does not count)";
   }
   if (!verdict.countsWhenGiven) {
-    return verdict.verdict === "comment" ? null : `(given as ${verdict.role}: does not count)`;
+    return verdict.verdict === "comment" ? null : "(does not count)";
   }
   return verdict.counts ? null : "(not their latest: does not count)";
 }

@@ -159,7 +159,7 @@ describe("the savepoint verdict", () => {
     const verdict = savepointVerdict(recorded.diff, 1, 2);
     expect(verdict.tone).toBe("lost");
     expect(verdict.title).toBe(
-      "A savepoint of version 1, started as version 2: fails if Count (7e1e69b7...) holds state: it has no operator in this version",
+      "A savepoint of version 1, started as version 2: fails if Count (7e1e69b7...) holds state, which no operator of this version takes",
     );
     expect(verdict.details.slice(0, 2)).toEqual([
       "Stateful operators: 1 keeps its state, 1 loses it, 1 is new.",

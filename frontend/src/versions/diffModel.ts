@@ -249,7 +249,7 @@ export function savepointVerdict(diff: PlanDiff, from: VersionRef, to: VersionRe
   const details = [
     `${stateCounts(state)}.`,
     ...startWords(state),
-    ...state.warnings.map((w) => w.message),
+    ...state.warnings.map((w) => capitalised(w.message)),
   ];
   if (state.restores) {
     return { tone: state.warnings.length > 0 ? "warning" : "ok", title, details };
