@@ -336,8 +336,10 @@ describe("the review record", () => {
 
     // Ada revokes Grace's approval, saying why: on the record, and the gate closes.
     await graceRow.locator('[data-testid^="revoke-open-"]').click();
-    await graceRow.locator('[data-testid^="revoke-reason-"]').fill("Approved before the load test");
-    await graceRow.locator('[data-testid^="revoke-submit-"]').click();
+    await graceRow
+      .locator('[data-testid^="revoke-"][data-testid$="-body"]')
+      .fill("Approved before the load test");
+    await graceRow.locator('[data-testid^="revoke-"][data-testid$="-submit"]').click();
     await expect
       .poll(() => adaPage.getByTestId("review-state").getAttribute("data-state"))
       .toBe("in_review");

@@ -6,14 +6,17 @@ import { errorLines } from "./errors";
 const MAX_CHARS = 10_000;
 
 /**
- * A text box for a comment (a new thread, a reply, an edit) with its button; what the
- * server refuses (an unknown `@mention`, named) is shown under it and the text is kept.
+ * A text box for a comment (a new thread, a reply, an edit) or any other text the server
+ * keeps (a revocation's reason) with its button; what the server refuses (an unknown
+ * `@mention`, named) is shown under it and the text is kept.
  */
 export function CommentForm(props: {
   readonly label: string;
   readonly submitLabel: string;
   readonly initial?: string;
   readonly placeholder?: string;
+  /** The longest text the server takes (a comment's by default). */
+  readonly maxChars?: number;
   /** Resolves when the server took it; a rejection is shown. */
   readonly onSubmit: (body: string) => Promise<void>;
   readonly onCancel?: () => void;
@@ -58,7 +61,7 @@ export function CommentForm(props: {
         id={id}
         rows={2}
         value={body}
-        maxLength={MAX_CHARS}
+        maxLength={props.maxChars ?? MAX_CHARS}
         placeholder={props.placeholder ?? "Write a comment; @username mentions a member"}
         onChange={(event) => {
           setBody(event.target.value);

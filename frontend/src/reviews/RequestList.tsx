@@ -4,8 +4,11 @@ import * as reviews from "../api/reviews";
 import type { ReviewRequest, Verdict } from "../api/reviews";
 import { formatBytes } from "../savepoints/format";
 import { timeAgo } from "../versions/history";
-import { errorLines } from "./errors";
+import { CommentForm } from "./CommentForm";
 import { verdictLabel } from "./states";
+
+/** The longest reason for a revocation the server takes. */
+const REVOCATION_REASON_MAX_CHARS = 2_000;
 
 /** Whether and why a verdict counts, from the weight it was given with. */
 function weightWords(verdict: Verdict): string | null {
@@ -75,9 +78,6 @@ function RevokeApproval(props: {
   readonly onRevoked: (review: reviews.VersionReview) => void;
 }) {
   const [open, setOpen] = useState(false);
-  const [reason, setReason] = useState("");
-  const [errors, setErrors] = useState<readonly string[]>([]);
-  const [sending, setSending] = useState(false);
   if (!open) {
     return (
       <button
@@ -92,70 +92,28 @@ function RevokeApproval(props: {
       </button>
     );
   }
-  const submit = async (): Promise<void> => {
-    setSending(true);
-    try {
-      const review = await reviews.revokeApproval(
-        props.pipelineId,
-        props.version,
-        props.request,
-        props.verdict.id,
-        reason.trim(),
-      );
-      setOpen(false);
-      props.onRevoked(review);
-    } catch (caught) {
-      setErrors(errorLines(caught));
-    } finally {
-      setSending(false);
-    }
-  };
   return (
-    <form
-      className="revoke-form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void submit();
+    <CommentForm
+      label="Why this approval no longer stands"
+      placeholder="Why does this approval no longer stand? The reason stays on the record."
+      submitLabel={`Revoke ${props.verdict.reviewer?.username ?? "this"}'s approval`}
+      maxChars={REVOCATION_REASON_MAX_CHARS}
+      testId={`revoke-${props.verdict.id}`}
+      onSubmit={async (reason) => {
+        const review = await reviews.revokeApproval(
+          props.pipelineId,
+          props.version,
+          props.request,
+          props.verdict.id,
+          reason.trim(),
+        );
+        setOpen(false);
+        props.onRevoked(review);
       }}
-    >
-      <label>
-        Why does this approval no longer stand? The reason is kept on the record, beside the
-        approval.
-        <textarea
-          rows={2}
-          maxLength={2000}
-          value={reason}
-          onChange={(event) => {
-            setReason(event.target.value);
-          }}
-          data-testid={`revoke-reason-${props.verdict.id}`}
-        />
-      </label>
-      <button
-        type="submit"
-        className="button button--small"
-        disabled={sending || reason.trim() === ""}
-        data-testid={`revoke-submit-${props.verdict.id}`}
-      >
-        Revoke {props.verdict.reviewer?.username ?? "this"}&apos;s approval
-      </button>
-      <button
-        type="button"
-        className="button button--small"
-        onClick={() => {
-          setOpen(false);
-        }}
-      >
-        Cancel
-      </button>
-      {errors.length > 0 && (
-        <div className="form-error" role="alert">
-          {errors.map((line) => (
-            <p key={line}>{line}</p>
-          ))}
-        </div>
-      )}
-    </form>
+      onCancel={() => {
+        setOpen(false);
+      }}
+    />
   );
 }
 
