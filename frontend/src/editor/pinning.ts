@@ -1,6 +1,6 @@
 /**
  * Keeping stateful operators' state restorable, without React: which operators the plan
- * warns about (`state.no-uid`, `backend/compiler/stateful.py`: a kind that keeps state in
+ * warns about (`state.no-uid`, `backend/compiler/state/kinds.py`: a kind that keeps state in
  * a savepoint, and neither a uid nor a uidHash), the edits that pin the OperatorIDs they
  * have now as `uidHash` or give them readable uids, and what the confirmation says.
  *
