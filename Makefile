@@ -23,7 +23,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help install build run test test-python-checks test-frontend-checks test-pytest test-e2e \
+.PHONY: help install build run test test-python-checks test-frontend-checks test-pytest \
+	test-sqlite test-e2e \
 	lint fmt bench nightly clean wire executor-env spark-jar
 
 help:
@@ -35,7 +36,7 @@ help:
 	@echo "  make test    lint, type-check, import contracts, Django checks, pytest (PostgreSQL,"
 	@echo "              a few again on SQLite), vitest, end-to-end tests in headless Chromium,"
 	@echo "              side by side; parts: test-python-checks, test-frontend-checks,"
-	@echo "              test-pytest, test-e2e"
+	@echo "              test-pytest, test-sqlite, test-e2e"
 	@echo "  make bench   compiler, runnability, savepoint, co-editing, Spark and canvas benchmarks"
 	@echo "              (figures)"
 	@echo "  make nightly the runtime's differential tests on 200 batches of generated pipelines"
@@ -108,11 +109,11 @@ lint: $(INSTALLED)
 	$(BIN)/ruff format --check .
 	$(PY) tools/commit_subjects.py
 
-# `make test` runs four parts side by side, each printed whole when it ends, and says how
-# long it took: the Python checks, the browser app's checks and unit tests, pytest (on
-# PostgreSQL, in TEST_WORKERS processes, then the tests marked `both_databases` again on
-# SQLite, `make run`'s database), and the end-to-end suite (a server and database of its
-# own). docs/ARCHITECTURE.md, "Tests", says how to run one part.
+# `make test` runs five parts side by side, each printed whole when it ends, and says how
+# long it took: the Python checks, the browser app's checks and unit tests, pytest on
+# PostgreSQL (in TEST_WORKERS processes), the tests marked `both_databases` again on SQLite
+# (`make run`'s database), and the end-to-end suite (a server and database of its own).
+# docs/ARCHITECTURE.md, "Tests", says how to run one part.
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/pytest --durations=30
 # The tests' JVMs (Spark's, in pytest and behind the end-to-end server) live seconds to
@@ -122,8 +123,9 @@ TEST_JAVA := JAVA_TOOL_OPTIONS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 test:
 	@start=$$(date +%s); \
-	if $(MAKE) --no-print-directory --output-sync=target -j 4 test-python-checks \
-		test-frontend-checks test-pytest test-e2e; then result=passed; else result=FAILED; fi; \
+	if $(MAKE) --no-print-directory --output-sync=target -j 5 test-python-checks \
+		test-frontend-checks test-pytest test-sqlite test-e2e; then result=passed; \
+	else result=FAILED; fi; \
 	echo "make test: $$result in $$(( $$(date +%s) - start )) s"; \
 	[ $$result = passed ]
 
@@ -144,6 +146,8 @@ test-frontend-checks: $(NODE_STAMP) $(FRONTEND_STAMP)
 
 test-pytest: $(INSTALLED) $(FRONTEND_STAMP) $(SPARK_JAR)
 	$(TEST_JAVA) DATABASE_URL=$(TEST_POSTGRES_URL) $(PYTEST) -n $(TEST_WORKERS) --dist loadgroup
+
+test-sqlite: $(INSTALLED) $(FRONTEND_STAMP) $(SPARK_JAR)
 	$(TEST_JAVA) DATABASE_URL=sqlite:///var/test.sqlite3 $(PYTEST) -m both_databases
 
 test-e2e: $(INSTALLED) $(NODE_STAMP) $(FRONTEND_STAMP) $(CHROMIUM)
