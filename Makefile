@@ -105,9 +105,9 @@ run: $(INSTALLED) $(FRONTEND_STAMP) $(SPARK_JAR)
 	DJANGO_DEBUG=$(DJANGO_DEBUG) $(PY) manage.py serve --port $(PORT)
 
 lint: $(INSTALLED)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(PY) tools/commit_subjects.py
+	$(CHECKS_NICE) $(BIN)/ruff check .
+	$(CHECKS_NICE) $(BIN)/ruff format --check .
+	$(CHECKS_NICE) $(PY) tools/commit_subjects.py
 
 # `make test` runs five parts side by side, each printed whole when it ends, and says how
 # long it took: the Python checks, the browser app's checks and unit tests, pytest on
@@ -123,28 +123,34 @@ PYTEST := $(BIN)/pytest --durations=30
 TEST_JAVA := JAVA_TOOL_OPTIONS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
 	-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"
 
+# The two check parts are pure computation and end in a third of pytest's time: in `make
+# test` they run at a lower priority, on the CPU pytest's processes leave while they wait,
+# so pytest, the longest part, is not slowed by them.
+CHECKS_NICE ?=
+
 test:
 	@start=$$(date +%s); \
-	if $(MAKE) --no-print-directory --output-sync=target -j 5 test-python-checks \
-		test-frontend-checks test-pytest test-sqlite test-e2e; then result=passed; \
-	else result=FAILED; fi; \
+	if $(MAKE) --no-print-directory --output-sync=target -j 5 CHECKS_NICE="nice -n 10" \
+		test-python-checks test-frontend-checks test-pytest test-sqlite test-e2e; \
+	then result=passed; else result=FAILED; fi; \
 	echo "make test: $$result in $$(( $$(date +%s) - start )) s"; \
 	[ $$result = passed ]
 
 test-python-checks: lint
-	$(BIN)/mypy
-	PYTHONPATH=backend $(BIN)/lint-imports
-	$(TEST_SETTINGS) $(PY) manage.py makemigrations --check --dry-run
-	$(TEST_SETTINGS) $(PY) manage.py spectacular --validate --fail-on-warn --file /dev/null
-	$(TEST_SETTINGS) $(PY) manage.py wire_schema --check
+	$(CHECKS_NICE) $(BIN)/mypy
+	PYTHONPATH=backend $(CHECKS_NICE) $(BIN)/lint-imports
+	$(TEST_SETTINGS) $(CHECKS_NICE) $(PY) manage.py makemigrations --check --dry-run
+	$(TEST_SETTINGS) $(CHECKS_NICE) $(PY) manage.py spectacular --validate --fail-on-warn \
+		--file /dev/null
+	$(TEST_SETTINGS) $(CHECKS_NICE) $(PY) manage.py wire_schema --check
 
 # The build type-checks frontend/ whenever its sources change; the rest is checked here.
 test-frontend-checks: $(NODE_STAMP) $(FRONTEND_STAMP)
-	npm run lint
-	npm run format:check
-	npm run typecheck:others
-	npm run test:unit
-	npm run wire:check
+	$(CHECKS_NICE) npm run lint
+	$(CHECKS_NICE) npm run format:check
+	$(CHECKS_NICE) npm run typecheck:others
+	$(CHECKS_NICE) npm run test:unit
+	$(CHECKS_NICE) npm run wire:check
 
 test-pytest: $(INSTALLED) $(FRONTEND_STAMP) $(SPARK_JAR)
 	$(TEST_JAVA) DATABASE_URL=$(TEST_POSTGRES_URL) $(PYTEST) -n $(TEST_WORKERS) --dist loadgroup
