@@ -144,9 +144,20 @@ test-python-checks: lint
 		--file /dev/null
 	$(TEST_SETTINGS) $(CHECKS_NICE) $(PY) manage.py wire_schema --check
 
-# The build type-checks frontend/ whenever its sources change; the rest is checked here.
-test-frontend-checks: $(NODE_STAMP) $(FRONTEND_STAMP)
+# ESLint's type-aware rules read across files, so a lint holds for exactly the files it
+# read: it runs again, over all of frontend/, whenever anything there (or an installed
+# package) changed since it last passed.
+LINT_STAMP := node_modules/.cache/frontend-lint.passed
+LINT_INPUTS := $(shell find frontend -path frontend/dist -prune -o -print 2>/dev/null) package.json
+
+$(LINT_STAMP): $(NODE_STAMP) $(LINT_INPUTS)
 	$(CHECKS_NICE) npm run lint
+	mkdir -p $(@D)
+	touch $@
+
+# The build type-checks frontend/ whenever its sources change, and the lint runs whenever
+# they change; the rest is checked here.
+test-frontend-checks: $(NODE_STAMP) $(FRONTEND_STAMP) $(LINT_STAMP)
 	$(CHECKS_NICE) npm run format:check
 	$(CHECKS_NICE) npm run typecheck:others
 	$(CHECKS_NICE) npm run test:unit
