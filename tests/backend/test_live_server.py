@@ -292,3 +292,29 @@ def test_clients_that_leave_together_leave_no_one_present(server: str) -> None:
 
     presence = asyncio.run(present_after_all_left())
     assert len(presence) == 1, f"still present after leaving: {len(presence) - 1}"
+
+
+@pytest.mark.postgres_only
+def test_the_server_keeps_its_database_connections_between_requests(server: str) -> None:
+    # Under ASGI each request's sync code runs on a thread of its own: connections kept
+    # per thread were never reused, so every request opened one (and the old ones stayed
+    # open until collected). The pool hands the same one to request after request.
+    token = Token.objects.create(user=User.objects.create_user(username="dave")).key
+    dave = Http(server, token)
+
+    def server_connections() -> set[int]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            return {pid for (pid,) in cursor.fetchall()}
+
+    seen = []
+    for _ in range(20):
+        status, workspaces = dave.call("GET", "/api/workspaces/")
+        assert status == 200, workspaces
+        seen.append(server_connections())
+    assert seen[0], "the server held no connection between requests"
+    opened = set().union(*seen) - seen[0]
+    assert not opened, f"{len(opened)} connections opened for 19 requests"
