@@ -141,7 +141,8 @@ export function RequestList(props: {
             <time className="muted" dateTime={request.createdAt}>
               {timeAgo(request.createdAt, props.now)}
             </time>
-            {request.superseded && <span className="muted"> · superseded</span>}
+            {/* Closed, not overturned: an approved version's review stays approved. */}
+            {request.superseded && <span className="muted"> · closed: a newer version exists</span>}
           </p>
           {request.message !== "" && <p className="request__message">{request.message}</p>}
           <ul className="reviewer-list">
