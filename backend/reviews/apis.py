@@ -332,8 +332,9 @@ class ApprovalRevokeApi(APIView):
         summary="Revoke a past approval, with a reason (owners)",
         description="The approval stays on the record as it was given, with the revocation "
         "beside it, and no longer counts towards the version's state. Only owners may "
-        "revoke (403); only an approval (409 `not-an-approval`), once (409 "
-        "`already-revoked`); a reason is required (400).",
+        "revoke (403); only an approval (409 `not-an-approval`) that had weight when it was "
+        "given (409 `approval-without-weight`), once (409 `already-revoked`); a reason is "
+        "required (400). A verdict's `revocable` says whether it may be.",
     )
     def post(
         self, request: Request, pipeline_id: int, number: int, request_id: int, verdict_id: int

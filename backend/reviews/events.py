@@ -186,6 +186,8 @@ class Verdict(WireMessage):
     reviewer's latest, and it was not revoked."""
     revocation: Revocation | None
     """An owner revoked this approval (null: not revoked)."""
+    revocable: bool
+    """An owner may revoke it: an approval that had weight when given, not yet revoked."""
     createdAt: datetime
 
 

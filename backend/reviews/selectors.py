@@ -39,7 +39,15 @@ from reviews.models import (
     ReviewVerdict,
     ThreadStatus,
 )
-from reviews.states import APPROVED, GivenVerdict, Policy, Tally, state_words, tally
+from reviews.states import (
+    APPROVED,
+    GivenVerdict,
+    Policy,
+    Tally,
+    revocation_refusal,
+    state_words,
+    tally,
+)
 from savepoints.models import Savepoint
 from savepoints.selectors import savepoint_current, savepoint_read
 
@@ -418,7 +426,17 @@ def _verdict(verdict: ReviewVerdict, counting: frozenset[int]) -> events.Verdict
         role=Role(verdict.role),
         countsWhenGiven=verdict.counts,
         counts=verdict.pk in counting,
-        revocation=_revocation(verdict),
+        revocation=(revocation := _revocation(verdict)),
+        revocable=revocation_refusal(
+            GivenVerdict(
+                id=verdict.pk,
+                reviewer_id=verdict.reviewer_id,
+                verdict=verdict.verdict,
+                counts=verdict.counts,
+                revoked=revocation is not None,
+            )
+        )
+        is None,
         createdAt=verdict.created_at,
     )
 

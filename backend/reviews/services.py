@@ -62,7 +62,7 @@ from reviews.selectors import (
     thread_detail,
     verdict_body,
 )
-from reviews.states import weight_when_given
+from reviews.states import GivenVerdict, revocation_refusal, weight_when_given
 
 Actor = AbstractBaseUser | AnonymousUser
 
@@ -450,13 +450,18 @@ def approval_revoke(*, verdict: ReviewVerdict, actor: Actor, reason: str) -> App
     with transaction.atomic():
         pipeline = _locked_pipeline(verdict.request.version.pipeline_id)
         require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.OWNER)
-        if verdict.verdict != VerdictKind.APPROVE:
-            raise Conflict(
-                "Only an approval can be revoked; this verdict does not approve.",
-                code="not-an-approval",
+        refusal = revocation_refusal(
+            GivenVerdict(
+                id=verdict.pk,
+                reviewer_id=verdict.reviewer_id,
+                verdict=verdict.verdict,
+                counts=verdict.counts,
+                revoked=ApprovalRevocation.objects.filter(verdict=verdict).exists(),
             )
-        if ApprovalRevocation.objects.filter(verdict=verdict).exists():
-            raise Conflict("This approval was already revoked.", code="already-revoked")
+        )
+        if refusal is not None:
+            code, message = refusal
+            raise Conflict(message, code=code)
         revocation = ApprovalRevocation.objects.create(
             verdict=verdict, revoked_by=user, reason=reason
         )

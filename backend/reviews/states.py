@@ -72,6 +72,23 @@ def weight_when_given(*, verdict: str, role: Role | None, is_author: bool, polic
     return verdict == VerdictKind.REQUEST_CHANGES
 
 
+def revocation_refusal(verdict: GivenVerdict) -> tuple[str, str] | None:
+    """Why an owner may not revoke this verdict (an error code and the words), or None when
+    they may: an approval that had weight when it was given and is not revoked yet. An
+    approval without weight never counted, so there is nothing of it to take back."""
+    if verdict.verdict != VerdictKind.APPROVE:
+        return "not-an-approval", "Only an approval can be revoked; this verdict does not approve."
+    if verdict.revoked:
+        return "already-revoked", "This approval was already revoked."
+    if not verdict.counts:
+        return (
+            "approval-without-weight",
+            "This approval never counted (its weight was fixed when it was given): there is "
+            "nothing to revoke.",
+        )
+    return None
+
+
 def tally(
     *,
     requested: bool,

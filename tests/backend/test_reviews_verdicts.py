@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Role
 from accounts.services import membership_change, membership_remove
-from reviews.models import ReviewPolicy, ReviewRequest, ReviewVerdict
+from reviews.models import ApprovalRevocation, ReviewPolicy, ReviewRequest, ReviewVerdict
 from reviews.selectors import version_run_refusal
 from tests.backend.factories import (
     SAVEPOINTS,
@@ -323,6 +323,24 @@ def test_only_an_approval_can_be_revoked(team: Team) -> None:
     assert (response.status_code, response.json()["error"]["code"]) == (409, "not-an-approval")
     missing = revoke(team.client("owner"), team, request_id, given.pk + 1000, "No")
     assert missing.status_code == 404
+
+
+def test_an_approval_that_never_counted_cannot_be_revoked(team: Team) -> None:
+    request_id = request_review(team, ["olivia", "vera"])["requests"][0]["id"]
+    by_viewer = verdict(team.client("viewer"), team, request_id).json()
+    by_owner = verdict(team.client("owner"), team, request_id).json()
+    reviewers = {r["user"]["username"]: r["latest"] for r in by_owner["requests"][0]["reviewers"]}
+    assert by_viewer["requests"][0]["reviewers"][1]["latest"]["revocable"] is False
+    assert (reviewers["vera"]["revocable"], reviewers["olivia"]["revocable"]) == (False, True)
+
+    weightless = revoke(team.client("owner"), team, request_id, reviewers["vera"]["id"], "No")
+
+    assert weightless.status_code == 409
+    assert weightless.json()["error"]["code"] == "approval-without-weight"
+    assert not ApprovalRevocation.objects.exists()
+    done = revoke(team.client("owner"), team, request_id, reviewers["olivia"]["id"], "Wrong")
+    olivia = {r["user"]["username"]: r for r in done.json()["requests"][0]["reviewers"]}["olivia"]
+    assert olivia["latest"]["revocable"] is False  # revoked once, for good
 
 
 def test_every_versions_state_is_listed_at_once(team: Team) -> None:

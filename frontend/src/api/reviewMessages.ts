@@ -159,6 +159,7 @@ export function readVerdict(value: unknown, path: string): Verdict {
     countsWhenGiven: boolean(field("countsWhenGiven"), at(path, "countsWhenGiven")),
     counts: boolean(field("counts"), at(path, "counts")),
     revocation: nullable(field("revocation"), at(path, "revocation"), readRevocation),
+    revocable: boolean(field("revocable"), at(path, "revocable")),
     createdAt: string(field("createdAt"), at(path, "createdAt")),
   };
 }

@@ -161,19 +161,15 @@ export function RequestList(props: {
                 ) : (
                   <VerdictLine verdict={reviewer.latest} now={props.now} />
                 )}
-                {revoking !== null &&
-                  reviewer.latest !== null &&
-                  reviewer.latest.verdict === "approve" &&
-                  reviewer.latest.revocation === null &&
-                  reviewer.latest.countsWhenGiven && (
-                    <RevokeApproval
-                      pipelineId={revoking.pipelineId}
-                      version={revoking.version}
-                      request={request.id}
-                      verdict={reviewer.latest}
-                      onRevoked={revoking.onRevoked}
-                    />
-                  )}
+                {revoking !== null && reviewer.latest?.revocable === true && (
+                  <RevokeApproval
+                    pipelineId={revoking.pipelineId}
+                    version={revoking.version}
+                    request={request.id}
+                    verdict={reviewer.latest}
+                    onRevoked={revoking.onRevoked}
+                  />
+                )}
               </li>
             ))}
           </ul>

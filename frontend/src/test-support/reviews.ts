@@ -74,6 +74,7 @@ export function verdict(overrides: Partial<Verdict> = {}): Verdict {
     countsWhenGiven: true,
     counts: true,
     revocation: null,
+    revocable: true,
     createdAt: "2026-01-02T11:00:00Z",
     ...overrides,
   };

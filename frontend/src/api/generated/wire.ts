@@ -476,6 +476,10 @@ export interface Verdict {
    * An owner revoked this approval (null: not revoked).
    */
   readonly revocation: Revocation | null;
+  /**
+   * An owner may revoke it: an approval that had weight when given, not yet revoked.
+   */
+  readonly revocable: boolean;
   readonly createdAt: string;
 }
 /**
