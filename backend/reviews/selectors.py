@@ -411,6 +411,7 @@ def savepoint_ref(savepoint: Savepoint | None) -> events.SavepointRef | None:
 
 
 def _verdict(verdict: ReviewVerdict, counting: frozenset[int]) -> events.Verdict:
+    revocation = _revocation(verdict)
     return events.Verdict(
         id=verdict.pk,
         request=verdict.request_id,
@@ -426,18 +427,21 @@ def _verdict(verdict: ReviewVerdict, counting: frozenset[int]) -> events.Verdict
         role=Role(verdict.role),
         countsWhenGiven=verdict.counts,
         counts=verdict.pk in counting,
-        revocation=(revocation := _revocation(verdict)),
-        revocable=revocation_refusal(
-            GivenVerdict(
-                id=verdict.pk,
-                reviewer_id=verdict.reviewer_id,
-                verdict=verdict.verdict,
-                counts=verdict.counts,
-                revoked=revocation is not None,
-            )
-        )
+        revocation=revocation,
+        revocable=revocation_refusal(given_verdict(verdict, revoked=revocation is not None))
         is None,
         createdAt=verdict.created_at,
+    )
+
+
+def given_verdict(verdict: ReviewVerdict, *, revoked: bool) -> GivenVerdict:
+    """What the review rules (`reviews.states`) read of a stored verdict."""
+    return GivenVerdict(
+        id=verdict.pk,
+        reviewer_id=verdict.reviewer_id,
+        verdict=verdict.verdict,
+        counts=verdict.counts,
+        revoked=revoked,
     )
 
 

@@ -52,6 +52,7 @@ from reviews.models import (
 from reviews.selectors import (
     StateBasis,
     comment_entry,
+    given_verdict,
     member_roles,
     review_policy,
     review_request_bodies,
@@ -62,7 +63,7 @@ from reviews.selectors import (
     thread_detail,
     verdict_body,
 )
-from reviews.states import GivenVerdict, revocation_refusal, weight_when_given
+from reviews.states import revocation_refusal, weight_when_given
 
 Actor = AbstractBaseUser | AnonymousUser
 
@@ -450,15 +451,8 @@ def approval_revoke(*, verdict: ReviewVerdict, actor: Actor, reason: str) -> App
     with transaction.atomic():
         pipeline = _locked_pipeline(verdict.request.version.pipeline_id)
         require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.OWNER)
-        refusal = revocation_refusal(
-            GivenVerdict(
-                id=verdict.pk,
-                reviewer_id=verdict.reviewer_id,
-                verdict=verdict.verdict,
-                counts=verdict.counts,
-                revoked=ApprovalRevocation.objects.filter(verdict=verdict).exists(),
-            )
-        )
+        already = ApprovalRevocation.objects.filter(verdict=verdict).exists()
+        refusal = revocation_refusal(given_verdict(verdict, revoked=already))
         if refusal is not None:
             code, message = refusal
             raise Conflict(message, code=code)
