@@ -20,12 +20,12 @@ export function RunSidePanel() {
   ];
   return (
     <aside className="run-page__side">
-      <nav className="run-tabs" aria-label="Run details">
+      <nav className="tabs run-tabs" aria-label="Run details">
         {tabs.map((item) => (
           <button
             key={item.id}
             type="button"
-            className={`run-tab${tab === item.id ? " is-active" : ""}${item.id === "exceptions" && exceptions.alert ? " run-tab--alert" : ""}`}
+            className={`tab${tab === item.id ? " is-active" : ""}${item.id === "exceptions" && exceptions.alert ? " run-tab--alert" : ""}`}
             onClick={() => {
               view.getState().setTab(item.id);
             }}
