@@ -3,7 +3,8 @@
 Every service that changes a workspace takes the acting user and checks their
 role itself (`require_role`), so each entry point (REST, websockets, shell) gets
 the same rules. Membership changes lock the workspace row, so two owners acting
-at once cannot leave a workspace without an owner.
+at once cannot leave a workspace without an owner, and each is written to the workspace's
+audit record (`audit`) in the same transaction.
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 from rest_framework.authtoken.models import Token
 
+from accounts.events import MemberAddedRecord, MemberRemovedRecord, MemberRoleChangedRecord
 from accounts.models import Membership, Role, Workspace
 from accounts.permissions import authenticated_user, require_role
 from accounts.selectors import MEMBER_NOT_FOUND
+from audit.events import Recorded
+from audit.services import audit_record
 from config.errors import Conflict, InvalidRequest, NotAuthenticated, NotFound
+from config.messages import UserRef
 
 _SLUG_MAX = Workspace._meta.get_field("slug").max_length or 100
 _SLUG_ATTEMPTS = 50
@@ -189,6 +194,16 @@ def _other_owners(membership: Membership) -> bool:
     )
 
 
+def _member(user: AbstractBaseUser) -> UserRef:
+    return UserRef(id=user.pk, username=user.get_username())
+
+
+def _record(
+    workspace: Workspace, actor: AbstractBaseUser | AnonymousUser, record: Recorded
+) -> None:
+    audit_record(workspace_id=workspace.pk, actor=authenticated_user(actor), record=record)
+
+
 def membership_add(
     *,
     workspace: Workspace,
@@ -203,7 +218,9 @@ def membership_add(
         if Membership.objects.filter(workspace=workspace, user=user).exists():
             message = f"{user.get_username()} is already a member of this workspace."
             raise Conflict(message, code="already-member", fields={"username": [message]})
-        return Membership.objects.create(workspace=workspace, user=user, role=role)
+        membership = Membership.objects.create(workspace=workspace, user=user, role=role)
+        _record(workspace, actor, MemberAddedRecord(member=_member(user), role=role))
+        return membership
 
 
 def membership_change(
@@ -221,8 +238,13 @@ def membership_change(
         if membership.role == Role.OWNER and role != Role.OWNER and not _other_owners(membership):
             raise Conflict(LAST_OWNER_MESSAGE, code="last-owner")
         if membership.role != role:
+            before = Role(membership.role)
             membership.role = role
             membership.save(update_fields=["role"])
+            changed = MemberRoleChangedRecord(
+                member=_member(membership.user), before=before, after=role
+            )
+            _record(workspace, actor, changed)
         return membership
 
 
@@ -237,6 +259,10 @@ def membership_remove(
         if membership.role == Role.OWNER and not _other_owners(membership):
             raise Conflict(LAST_OWNER_MESSAGE, code="last-owner")
         membership.delete()
+        removed = MemberRemovedRecord(
+            member=_member(membership.user), role=Role(membership.role), left=False
+        )
+        _record(workspace, actor, removed)
 
 
 def membership_leave(*, workspace: Workspace, actor: AbstractBaseUser | AnonymousUser) -> None:
@@ -254,6 +280,8 @@ def membership_leave(*, workspace: Workspace, actor: AbstractBaseUser | Anonymou
                 code="last-owner",
             )
         membership.delete()
+        left = MemberRemovedRecord(member=_member(user), role=Role(membership.role), left=True)
+        _record(workspace, user, left)
 
 
 def _membership(workspace: Workspace, user_id: int) -> Membership:

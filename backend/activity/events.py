@@ -1,17 +1,33 @@
 """The shapes of a pipeline's activity feed (`GET /api/pipelines/<id>/activity/`): one model
-per kind of item, told apart by `kind`. The browser's types are generated from them."""
+per kind of item, told apart by `kind`. The browser's types are generated from them. An item
+read from the audit record is its record's shape (defined by the app that writes it) with
+the time and the actor."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
+from accounts.events import MemberAddedRecord, MemberRemovedRecord, MemberRoleChangedRecord
 from accounts.models import Role
 from config.messages import UserRef, WireMessage
-from reviews.events import AcknowledgedState, VerdictKind
+from reviews.events import (
+    AcknowledgedState,
+    PolicyChangedRecord,
+    ThreadReopenedRecord,
+    ThreadResolvedRecord,
+    VerdictKind,
+)
+from runs.events import RunRefusedRecord
 from runs.models import RunStatus
+from savepoints.events import (
+    SavepointCurrentClearedRecord,
+    SavepointDeletedRecord,
+    SavepointMarkedCurrentRecord,
+    SavepointUploadedRecord,
+)
 
 
 class _Item(WireMessage):
@@ -59,12 +75,6 @@ class ApprovalRevokedActivity(_Item):
     reason: str
 
 
-class SavepointUploadedActivity(_Item):
-    kind: Literal["savepoint_uploaded"] = "savepoint_uploaded"
-    savepoint: int
-    label: str
-
-
 class CommentActivity(_Item):
     kind: Literal["comment"] = "comment"
     thread: int
@@ -92,15 +102,83 @@ class RunFinishedActivity(_Item):
     status: RunStatus
 
 
+# Read from the audit record.
+
+
+class _RecordedItem(_Item):
+    record: int
+    """The audit record's id."""
+
+
+class ThreadResolvedActivity(_RecordedItem, ThreadResolvedRecord):
+    pass
+
+
+class ThreadReopenedActivity(_RecordedItem, ThreadReopenedRecord):
+    pass
+
+
+class SavepointUploadedActivity(_RecordedItem, SavepointUploadedRecord):
+    pass
+
+
+class SavepointMarkedCurrentActivity(_RecordedItem, SavepointMarkedCurrentRecord):
+    pass
+
+
+class SavepointCurrentClearedActivity(_RecordedItem, SavepointCurrentClearedRecord):
+    pass
+
+
+class SavepointDeletedActivity(_RecordedItem, SavepointDeletedRecord):
+    pass
+
+
+class RunRefusedActivity(_RecordedItem, RunRefusedRecord):
+    pass
+
+
+class ReviewPolicyChangedActivity(_RecordedItem, PolicyChangedRecord):
+    """A change of the workspace's policy, shown on each of its pipelines."""
+
+
+class MemberAddedActivity(_RecordedItem, MemberAddedRecord):
+    """A change of the workspace's members, shown on each of its pipelines."""
+
+
+class MemberRoleChangedActivity(_RecordedItem, MemberRoleChangedRecord):
+    """A change of the workspace's members, shown on each of its pipelines."""
+
+
+class MemberRemovedActivity(_RecordedItem, MemberRemovedRecord):
+    """A change of the workspace's members, shown on each of its pipelines."""
+
+
+RecordedActivity = (
+    ThreadResolvedActivity
+    | ThreadReopenedActivity
+    | SavepointUploadedActivity
+    | SavepointMarkedCurrentActivity
+    | SavepointCurrentClearedActivity
+    | SavepointDeletedActivity
+    | RunRefusedActivity
+    | ReviewPolicyChangedActivity
+    | MemberAddedActivity
+    | MemberRoleChangedActivity
+    | MemberRemovedActivity
+)
+RECORDED: tuple[type[RecordedActivity], ...] = get_args(RecordedActivity)
+"""Every kind of the audit record the feed shows."""
+
 ActivityItem = Annotated[
     VersionSavedActivity
     | ReviewRequestedActivity
     | VerdictActivity
     | ApprovalRevokedActivity
-    | SavepointUploadedActivity
     | CommentActivity
     | RunStartedActivity
-    | RunFinishedActivity,
+    | RunFinishedActivity
+    | RecordedActivity,
     Field(discriminator="kind"),
 ]
 

@@ -1,8 +1,10 @@
-"""A pipeline's activity feed, derived when read from what the other apps store: versions
-saved, review requests and verdicts (with the weight each was given with and what an
-approval acknowledged), approvals revoked, savepoints uploaded, comments, runs started and
-finished. Nothing is
-stored twice, so the feed cannot disagree with them; a deleted comment leaves it.
+"""A pipeline's activity feed, read from what the other apps store: versions saved, review
+requests and verdicts (with the weight each was given with and what an approval
+acknowledged), approvals revoked, comments, runs started and finished; and the audit
+record (`audit`) of what they do not keep as history: threads resolved and reopened,
+savepoints uploaded, made current and deleted, runs the review gate refused, and, on every
+pipeline of the workspace since it was created, review policy and membership changes.
+Nothing is stored twice, so the feed cannot disagree with them; a deleted comment leaves it.
 
 The feed is ordered newest first by (time, kind, id) and paged by that key (keyset): each
 source is asked for at most a page of items before the cursor's key, and the page is the
@@ -22,17 +24,19 @@ from django.utils.dateparse import parse_datetime
 
 from accounts.models import Role
 from activity.events import (
+    RECORDED,
     ActivityItem,
     ActivityPage,
     ApprovalRevokedActivity,
     CommentActivity,
+    RecordedActivity,
     ReviewRequestedActivity,
     RunFinishedActivity,
     RunStartedActivity,
-    SavepointUploadedActivity,
     VerdictActivity,
     VersionSavedActivity,
 )
+from audit.models import AuditEvent
 from config.cursors import bad_cursor
 from config.messages import UserRef
 from pipelines.models import Pipeline, PipelineVersion
@@ -40,7 +44,6 @@ from reviews.events import AcknowledgedState, VerdictKind
 from reviews.models import ApprovalRevocation, Comment, ReviewRequest, ReviewVerdict
 from reviews.selectors import EXCERPT_CHARS, user_ref
 from runs.models import Run, RunStatus
-from savepoints.models import Savepoint
 
 Key = tuple[datetime, str, int]
 """(time, kind, id): the feed's order, newest first."""
@@ -50,7 +53,8 @@ VERSION_SAVED: Final = "version_saved"
 REVIEW_REQUESTED: Final = "review_requested"
 REVIEW_VERDICT: Final = "review_verdict"
 APPROVAL_REVOKED: Final = "approval_revoked"
-SAVEPOINT_UPLOADED: Final = "savepoint_uploaded"
+RECORDED_KIND: Final = "recorded"
+"""The key's kind of every item read from the audit record, whatever its own kind."""
 COMMENT: Final = "comment"
 RUN_STARTED: Final = "run_started"
 RUN_FINISHED: Final = "run_finished"
@@ -59,7 +63,7 @@ _KINDS: Final = (
     REVIEW_REQUESTED,
     REVIEW_VERDICT,
     APPROVAL_REVOKED,
-    SAVEPOINT_UPLOADED,
+    RECORDED_KIND,
     COMMENT,
     RUN_STARTED,
     RUN_FINISHED,
@@ -191,22 +195,26 @@ def _revocations(pipeline: Pipeline, cursor: Key | None, limit: int) -> Iterable
         yield (revocation.created_at, APPROVAL_REVOKED, revocation.pk), item
 
 
-def _savepoints(pipeline: Pipeline, cursor: Key | None, limit: int) -> Iterable[Entry]:
-    rows = (
-        Savepoint.objects.filter(
-            _before("uploaded_at", SAVEPOINT_UPLOADED, cursor), pipeline=pipeline
-        )
-        .select_related("uploaded_by")
-        .defer("data")
+_RECORDED_BY_KIND: Final[dict[str, type[RecordedActivity]]] = {
+    model.model_fields["kind"].default: model for model in RECORDED
+}
+
+
+def _recorded(pipeline: Pipeline, cursor: Key | None, limit: int) -> Iterable[Entry]:
+    about_pipeline = Q(pipeline_id=pipeline.pk)
+    about_workspace = Q(
+        workspace_id=pipeline.workspace_id, pipeline_id__isnull=True, at__gte=pipeline.created_at
     )
-    for savepoint in rows.order_by("-uploaded_at", "-pk")[:limit]:
-        item = SavepointUploadedActivity(
-            at=savepoint.uploaded_at,
-            user=user_ref(savepoint.uploaded_by),
-            savepoint=savepoint.pk,
-            label=savepoint.label,
-        )
-        yield (savepoint.uploaded_at, SAVEPOINT_UPLOADED, savepoint.pk), item
+    rows = (
+        AuditEvent.objects.filter(about_pipeline | about_workspace)
+        .filter(_before("at", RECORDED_KIND, cursor), kind__in=_RECORDED_BY_KIND)
+        .select_related("actor")
+    )
+    for event in rows.order_by("-at", "-pk")[:limit]:
+        model = _RECORDED_BY_KIND[event.kind]
+        fields = {**event.details, "kind": event.kind, "at": event.at, "record": event.pk}
+        item = model.model_validate({**fields, "user": user_ref(event.actor)})
+        yield (event.at, RECORDED_KIND, event.pk), item
 
 
 def _comments(pipeline: Pipeline, cursor: Key | None, limit: int) -> Iterable[Entry]:
@@ -280,7 +288,7 @@ _SOURCES: Final[tuple[Callable[[Pipeline, Key | None, int], Iterable[Entry]], ..
     _review_requests,
     _verdicts,
     _revocations,
-    _savepoints,
+    _recorded,
     _comments,
     _runs_started,
     _runs_finished,

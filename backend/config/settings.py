@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "channels",
     "config",  # project-wide management commands (`serve`)
+    "audit",
     "accounts",
     "pipelines",
     "savepoints",

@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from accounts.models import Role
+from audit.events import Recorded
 from compiler.state.statecheck import RiskCode
 from config.messages import UserRef, WireMessage
 from pipelines.events import PipelineGroupMessage
@@ -135,6 +136,38 @@ class CommentSummary(WireMessage):
 
 
 # Reviews ----------------------------------------------------------------------------------
+
+
+class _ThreadStatusRecord(Recorded):
+    thread: int
+    version: int | None
+    """The version the thread is on; null: the working copy."""
+    target: str
+    """What the thread is about, as it was called then."""
+
+
+class ThreadResolvedRecord(_ThreadStatusRecord):
+    kind: Literal["thread_resolved"] = "thread_resolved"
+
+
+class ThreadReopenedRecord(_ThreadStatusRecord):
+    kind: Literal["thread_reopened"] = "thread_reopened"
+
+
+PolicyField = Literal["requiredApprovals", "allowSelfApproval", "requireApprovalToRun"]
+
+
+class PolicyChange(WireMessage):
+    field: PolicyField
+    before: int | bool
+    after: int | bool
+
+
+class PolicyChangedRecord(Recorded):
+    """An owner changed the workspace's review policy: each setting that changed."""
+
+    kind: Literal["review_policy_changed"] = "review_policy_changed"
+    changes: list[PolicyChange]
 
 
 class ReviewPolicy(WireMessage):

@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.models import Membership, Role, Workspace
 from accounts.permissions import authenticated_user, require_role
 from accounts.selectors import membership_role
+from audit.services import audit_record
 from compiler.anchors import AnchorKind, AnchorNotFound, anchor_in
 from compiler.diagnostics import Diagnostic, Location
 from compiler.edits import EdgeKey
@@ -260,6 +261,14 @@ def _set_status(thread: CommentThread, actor: Actor, status: ThreadStatus) -> Co
         locked.resolved_by = user if resolved else None
         locked.resolved_at = now if resolved else None
         locked.save(update_fields=["status", "resolved_by", "resolved_at"])
+        recorded = events.ThreadResolvedRecord if resolved else events.ThreadReopenedRecord
+        version = None if locked.version is None else locked.version.number
+        audit_record(
+            workspace_id=workspace_id,
+            pipeline_id=locked.pipeline_id,
+            actor=user,
+            record=recorded(thread=locked.pk, version=version, target=locked.label),
+        )
         message: events.CommentThreadResolved | events.CommentThreadReopened
         if resolved:
             message = events.CommentThreadResolved(thread=locked.pk, user=_user_ref(user), at=now)
@@ -538,12 +547,20 @@ def review_policy_update(
         Workspace.objects.select_for_update().get(pk=workspace.pk)
         require_role(user=user, workspace=workspace, minimum=Role.OWNER)
         policy, _ = ReviewPolicy.objects.get_or_create(workspace=workspace)
-        if required_approvals is not None:
-            policy.required_approvals = required_approvals
-        if allow_self_approval is not None:
-            policy.allow_self_approval = allow_self_approval
-        if require_approval_to_run is not None:
-            policy.require_approval_to_run = require_approval_to_run
+        asked: list[tuple[events.PolicyField, str, int | bool | None]] = [
+            ("requiredApprovals", "required_approvals", required_approvals),
+            ("allowSelfApproval", "allow_self_approval", allow_self_approval),
+            ("requireApprovalToRun", "require_approval_to_run", require_approval_to_run),
+        ]
+        changes = []
+        for field, attribute, value in asked:
+            before = getattr(policy, attribute)
+            if value is not None and value != before:
+                setattr(policy, attribute, value)
+                changes.append(events.PolicyChange(field=field, before=before, after=value))
         policy.updated_by = user
         policy.save()
+        if changes:
+            record = events.PolicyChangedRecord(changes=changes)
+            audit_record(workspace_id=workspace.pk, actor=user, record=record)
     return policy

@@ -18,6 +18,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from pydantic import ConfigDict, Field, RootModel, TypeAdapter
 
+from audit.events import Recorded
 from compiler.model import Partitioner, ResultPartitionType, RuntimeMode
 from config.messages import ErrorBody, UserRef, WireMessage, ts_type
 from runs.models import RunStatus
@@ -373,3 +374,15 @@ class RunPublisher:
     def close(self) -> None:
         # The channel layer hooks `close` to flush its connections for this loop.
         self._loop.close()
+
+
+# The audit record ---------------------------------------------------------------------------
+
+
+class RunRefusedRecord(Recorded):
+    """The review gate refused to run a version (the audit record; no run was created)."""
+
+    kind: Literal["run_refused"] = "run_refused"
+    version: int
+    code: str
+    reason: str

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from accounts.models import Role
 from accounts.permissions import authenticated_user, require_role
+from audit.services import audit_record
 from compiler.diagnostics import Diagnostic, Severity
 from compiler.pipeline import compile_document
 from config.errors import ApplicationError, Conflict, InvalidRequest
@@ -31,6 +32,7 @@ from pipelines.models import Pipeline, PipelineVersion
 from reviews.selectors import version_run_refusal
 from runs import control
 from runs.clusters import cluster_get
+from runs.events import RunRefusedRecord
 from runs.journal import append, close, monitor_state, run_fields, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
 from runs.selectors import lost_worker_error, run_effective_status
@@ -84,7 +86,13 @@ def run_start(
             fields={"version": [f"The pipeline has no version {version}."]},
         )
     if (refusal := version_run_refusal(version=saved)) is not None:
-        raise InvalidRequest(refusal, code="version-not-approved", fields={"version": [refusal]})
+        code = "version-not-approved"
+        # Recorded before refusing: nothing else keeps that the gate held.
+        refused = RunRefusedRecord(version=version, code=code, reason=refusal)
+        audit_record(
+            workspace_id=pipeline.workspace_id, pipeline_id=pipeline.pk, actor=user, record=refused
+        )
+        raise InvalidRequest(refusal, code=code, fields={"version": [refusal]})
     document, problems = document_for_run(saved.document, checked)
     compilation = compile_document(document)
     problems += [d for d in compilation.diagnostics if d.severity is Severity.ERROR]

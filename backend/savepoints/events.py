@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 
+from audit.events import Recorded
 from compiler.state.restore import MatchedBy, Outcome
 from compiler.state.savepoint import OperatorState, Savepoint, StateKind
 from config.messages import UserRef, WireMessage
@@ -196,3 +197,34 @@ class RestoreCheck(WireMessage):
     def of(cls, check: dict[str, Any], **context: Any) -> RestoreCheck:
         """From `compiler.state.restore.RestoreCheck.to_json()`, which must fit this shape."""
         return cls.model_validate({**check, **context})
+
+
+# The audit record ---------------------------------------------------------------------------
+
+
+class _SavepointRecord(Recorded):
+    savepoint: int
+    label: str
+    """Its label then."""
+
+
+class SavepointUploadedRecord(_SavepointRecord):
+    kind: Literal["savepoint_uploaded"] = "savepoint_uploaded"
+    current: bool
+    """Whether it was made the pipeline's current savepoint as it was uploaded."""
+
+
+class SavepointMarkedCurrentRecord(_SavepointRecord):
+    kind: Literal["savepoint_marked_current"] = "savepoint_marked_current"
+
+
+class SavepointCurrentClearedRecord(_SavepointRecord):
+    """It stopped being the current savepoint, and none took its place."""
+
+    kind: Literal["savepoint_current_cleared"] = "savepoint_current_cleared"
+
+
+class SavepointDeletedRecord(_SavepointRecord):
+    kind: Literal["savepoint_deleted"] = "savepoint_deleted"
+    current: bool
+    """Whether it was the current savepoint until then."""

@@ -3,7 +3,9 @@
 Each service checks the actor's current role (editors and owners write) and reads the file
 completely before anything is stored, so a file Flink did not write is refused with the
 byte offset where it stops making sense and nothing is half-stored. Marking a savepoint
-current takes the pipeline's row lock, so two at once leave exactly one current.
+current takes the pipeline's row lock, so two at once leave exactly one current. Uploads,
+changes of the current savepoint and deletions go to the audit record (`audit`), which
+outlives the savepoint.
 """
 
 from __future__ import annotations
@@ -16,10 +18,18 @@ from django.db import transaction
 
 from accounts.models import Role
 from accounts.permissions import authenticated_user, require_role
+from audit.events import Recorded
+from audit.services import audit_record
 from compiler.state.savepoint import SavepointError, read_savepoint
 from config.errors import InvalidRequest, NotFound
 from pipelines.models import Pipeline, PipelineVersion
 from pipelines.selectors import version_get
+from savepoints.events import (
+    SavepointCurrentClearedRecord,
+    SavepointDeletedRecord,
+    SavepointMarkedCurrentRecord,
+    SavepointUploadedRecord,
+)
 from savepoints.models import Savepoint
 from savepoints.uploads import FILE_FIELD
 
@@ -43,6 +53,12 @@ def _label(label: str) -> str:
 def _clear_current(pipeline: Pipeline) -> None:
     """No savepoint of the pipeline is current any more (under its row lock)."""
     Savepoint.objects.filter(pipeline=pipeline, is_current=True).update(is_current=False)
+
+
+def _record(pipeline: Pipeline, actor: AbstractBaseUser, record: Recorded) -> None:
+    audit_record(
+        workspace_id=pipeline.workspace_id, pipeline_id=pipeline.pk, actor=actor, record=record
+    )
 
 
 def _version(pipeline: Pipeline, number: int | None) -> PipelineVersion | None:
@@ -84,7 +100,7 @@ def savepoint_upload(
         version = _version(locked, written_by)
         if current:
             _clear_current(locked)
-        return Savepoint.objects.create(
+        savepoint = Savepoint.objects.create(
             pipeline=locked,
             label=cleaned,
             data=data,
@@ -97,6 +113,11 @@ def savepoint_upload(
             written_by=version,
             uploaded_by=user,
         )
+        uploaded = SavepointUploadedRecord(
+            savepoint=savepoint.pk, label=savepoint.label, current=current
+        )
+        _record(locked, user, uploaded)
+        return savepoint
 
 
 def savepoint_update(
@@ -118,11 +139,13 @@ def savepoint_update(
         if label is not None:
             locked.label = _label(label)
             fields.append("label")
-        if current is not None:
+        if current is not None and current != locked.is_current:
             if current:
                 _clear_current(pipeline)
             locked.is_current = current
             fields.append("is_current")
+            recorded = SavepointMarkedCurrentRecord if current else SavepointCurrentClearedRecord
+            _record(pipeline, user, recorded(savepoint=locked.pk, label=locked.label))
         if written_by != "keep":
             locked.written_by = _version(pipeline, written_by)
             fields.append("written_by")
@@ -136,4 +159,11 @@ def savepoint_delete(*, savepoint: Savepoint, actor: Actor) -> None:
     with transaction.atomic():
         pipeline = Pipeline.objects.select_for_update().get(pk=savepoint.pipeline_id)
         require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.EDITOR)
-        Savepoint.objects.filter(pk=savepoint.pk).delete()
+        locked = Savepoint.objects.defer("data").filter(pk=savepoint.pk).first()
+        if locked is None:
+            return
+        locked.delete()
+        deleted = SavepointDeletedRecord(
+            savepoint=savepoint.pk, label=locked.label, current=locked.is_current
+        )
+        _record(pipeline, user, deleted)

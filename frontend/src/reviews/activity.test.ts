@@ -68,7 +68,15 @@ const ITEMS: readonly (readonly [ActivityItem, string])[] = [
     "ada revoked grace's approval of version 3: “Wrong plan”",
   ],
   [
-    { kind: "savepoint_uploaded", at: AT, user: ADA, savepoint: 2, label: "prod 11-20" },
+    {
+      kind: "savepoint_uploaded",
+      record: 20,
+      at: AT,
+      user: ADA,
+      savepoint: 2,
+      label: "prod 11-20",
+      current: false,
+    },
     "ada uploaded the savepoint “prod 11-20”",
   ],
   [
@@ -109,8 +117,147 @@ const ITEMS: readonly (readonly [ActivityItem, string])[] = [
   ],
 ];
 
+/** Items read from the audit record. */
+const RECORDED: readonly (readonly [ActivityItem, string])[] = [
+  [
+    {
+      kind: "savepoint_uploaded",
+      record: 1,
+      at: AT,
+      user: ADA,
+      savepoint: 3,
+      label: "prod",
+      current: true,
+    },
+    "ada uploaded the savepoint “prod” and made it the current one",
+  ],
+  [
+    { kind: "savepoint_marked_current", record: 2, at: AT, user: ADA, savepoint: 2, label: "old" },
+    "ada made the savepoint “old” the current one",
+  ],
+  [
+    { kind: "savepoint_current_cleared", record: 3, at: AT, user: ADA, savepoint: 2, label: "old" },
+    "ada made the savepoint “old” no longer current: no savepoint is current",
+  ],
+  [
+    {
+      kind: "savepoint_deleted",
+      record: 4,
+      at: AT,
+      user: null,
+      savepoint: 3,
+      label: "prod",
+      current: true,
+    },
+    "A former member deleted the savepoint “prod”, the current one",
+  ],
+  [
+    {
+      kind: "thread_resolved",
+      record: 5,
+      at: AT,
+      user: GRACE,
+      thread: 5,
+      version: 2,
+      target: "Sum",
+    },
+    "grace resolved the thread on Sum (version 2)",
+  ],
+  [
+    {
+      kind: "thread_reopened",
+      record: 6,
+      at: AT,
+      user: ADA,
+      thread: 5,
+      version: null,
+      target: "Sum",
+    },
+    "ada reopened the thread on Sum (the working copy)",
+  ],
+  [
+    {
+      kind: "run_refused",
+      record: 7,
+      at: AT,
+      user: ADA,
+      version: 4,
+      code: "version-not-approved",
+      reason: "Version 4 is in review.",
+    },
+    "The review gate refused ada's run of version 4: Version 4 is in review.",
+  ],
+  [
+    {
+      kind: "review_policy_changed",
+      record: 8,
+      at: AT,
+      user: GRACE,
+      changes: [
+        { field: "requiredApprovals", before: 1, after: 2 },
+        { field: "allowSelfApproval", before: false, after: true },
+        { field: "requireApprovalToRun", before: false, after: true },
+      ],
+    },
+    "grace changed the workspace's review policy: required approvals 1 → 2; authors may approve their own versions; only approved versions may run",
+  ],
+  [
+    {
+      kind: "review_policy_changed",
+      record: 9,
+      at: AT,
+      user: GRACE,
+      changes: [
+        { field: "allowSelfApproval", before: true, after: false },
+        { field: "requireApprovalToRun", before: true, after: false },
+      ],
+    },
+    "grace changed the workspace's review policy: authors may no longer approve their own versions; versions may run without approval",
+  ],
+  [
+    { kind: "member_added", record: 10, at: AT, user: GRACE, member: ADA, role: "viewer" },
+    "grace added ada to the workspace as viewer",
+  ],
+  [
+    {
+      kind: "member_role_changed",
+      record: 11,
+      at: AT,
+      user: GRACE,
+      member: ADA,
+      before: "editor",
+      after: "viewer",
+    },
+    "grace changed ada's role from editor to viewer",
+  ],
+  [
+    {
+      kind: "member_removed",
+      record: 12,
+      at: AT,
+      user: GRACE,
+      member: ADA,
+      role: "editor",
+      left: false,
+    },
+    "grace removed ada (editor) from the workspace",
+  ],
+  [
+    {
+      kind: "member_removed",
+      record: 13,
+      at: AT,
+      user: ADA,
+      member: ADA,
+      role: "editor",
+      left: true,
+    },
+    "ada left the workspace (was editor)",
+  ],
+];
+
 describe("activity", () => {
-  it.each(ITEMS)("reads %j in words", (item, text) => {
+  it.each([...ITEMS, ...RECORDED])("reads %j in words", (item, text) => {
     expect(activityText(item)).toBe(text);
   });
 
@@ -136,8 +283,14 @@ describe("activity", () => {
     });
   });
 
+  it("leads from a refused run to the version's review, from other records nowhere", () => {
+    expect(RECORDED.map(([item]) => activityRoute(7, item)?.page ?? null)).toEqual(
+      RECORDED.map(([item]) => (item.kind === "run_refused" ? "review" : null)),
+    );
+  });
+
   it("keys every item apart", () => {
-    const keys = ITEMS.map(([item]) => activityKey(item));
+    const keys = [...ITEMS, ...RECORDED].map(([item]) => activityKey(item));
     expect(new Set(keys).size).toBe(keys.length);
   });
 });

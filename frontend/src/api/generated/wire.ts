@@ -119,6 +119,10 @@ export type ExecutionState1 =
  * A member's role in a workspace, from least to most allowed.
  */
 export type Role2 = "viewer" | "editor" | "owner";
+/**
+ * A member's role in a workspace, from least to most allowed.
+ */
+export type Role3 = "viewer" | "editor" | "owner";
 export interface EditRequest {
   readonly type: "edit";
   /**
@@ -1422,10 +1426,20 @@ export interface ActivityPage {
     | ReviewRequestedActivity
     | VerdictActivity
     | ApprovalRevokedActivity
-    | SavepointUploadedActivity
     | CommentActivity
     | RunStartedActivity
     | RunFinishedActivity
+    | ThreadResolvedActivity
+    | ThreadReopenedActivity
+    | SavepointUploadedActivity
+    | SavepointMarkedCurrentActivity
+    | SavepointCurrentClearedActivity
+    | SavepointDeletedActivity
+    | RunRefusedActivity
+    | ReviewPolicyChangedActivity
+    | MemberAddedActivity
+    | MemberRoleChangedActivity
+    | MemberRemovedActivity
   )[];
   readonly next: string | null;
 }
@@ -1490,16 +1504,6 @@ export interface ApprovalRevokedActivity {
   readonly reviewer: UserRef | null;
   readonly reason: string;
 }
-export interface SavepointUploadedActivity {
-  readonly at: string;
-  /**
-   * Who did it (for a run, whose run it is).
-   */
-  readonly user: UserRef | null;
-  readonly kind: "savepoint_uploaded";
-  readonly savepoint: number;
-  readonly label: string;
-}
 export interface CommentActivity {
   readonly at: string;
   /**
@@ -1546,6 +1550,216 @@ export interface RunFinishedActivity {
   readonly run: number;
   readonly version: number;
   readonly status: RunStatus;
+}
+export interface ThreadResolvedActivity {
+  readonly kind: "thread_resolved";
+  readonly thread: number;
+  /**
+   * The version the thread is on; null: the working copy.
+   */
+  readonly version: number | null;
+  /**
+   * What the thread is about, as it was called then.
+   */
+  readonly target: string;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+export interface ThreadReopenedActivity {
+  readonly kind: "thread_reopened";
+  readonly thread: number;
+  /**
+   * The version the thread is on; null: the working copy.
+   */
+  readonly version: number | null;
+  /**
+   * What the thread is about, as it was called then.
+   */
+  readonly target: string;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+export interface SavepointUploadedActivity {
+  readonly kind: "savepoint_uploaded";
+  readonly savepoint: number;
+  /**
+   * Its label then.
+   */
+  readonly label: string;
+  /**
+   * Whether it was made the pipeline's current savepoint as it was uploaded.
+   */
+  readonly current: boolean;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+export interface SavepointMarkedCurrentActivity {
+  readonly kind: "savepoint_marked_current";
+  readonly savepoint: number;
+  /**
+   * Its label then.
+   */
+  readonly label: string;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+export interface SavepointCurrentClearedActivity {
+  readonly kind: "savepoint_current_cleared";
+  readonly savepoint: number;
+  /**
+   * Its label then.
+   */
+  readonly label: string;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+export interface SavepointDeletedActivity {
+  readonly kind: "savepoint_deleted";
+  readonly savepoint: number;
+  /**
+   * Its label then.
+   */
+  readonly label: string;
+  /**
+   * Whether it was the current savepoint until then.
+   */
+  readonly current: boolean;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+export interface RunRefusedActivity {
+  readonly kind: "run_refused";
+  readonly version: number;
+  readonly code: string;
+  readonly reason: string;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+/**
+ * A change of the workspace's policy, shown on each of its pipelines.
+ */
+export interface ReviewPolicyChangedActivity {
+  readonly kind: "review_policy_changed";
+  readonly changes: readonly PolicyChange[];
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+export interface PolicyChange {
+  readonly field: "requiredApprovals" | "allowSelfApproval" | "requireApprovalToRun";
+  readonly before: number | boolean;
+  readonly after: number | boolean;
+}
+/**
+ * A change of the workspace's members, shown on each of its pipelines.
+ */
+export interface MemberAddedActivity {
+  readonly kind: "member_added";
+  readonly member: UserRef;
+  readonly role: Role;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+/**
+ * A change of the workspace's members, shown on each of its pipelines.
+ */
+export interface MemberRoleChangedActivity {
+  readonly kind: "member_role_changed";
+  readonly member: UserRef;
+  readonly before: Role;
+  readonly after: Role;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
+}
+/**
+ * A change of the workspace's members, shown on each of its pipelines.
+ */
+export interface MemberRemovedActivity {
+  readonly kind: "member_removed";
+  readonly member: UserRef;
+  readonly role: Role3;
+  /**
+   * True when they left themselves; else an owner (the record's actor) removed them.
+   */
+  readonly left: boolean;
+  readonly at: string;
+  /**
+   * Who did it (for a run, whose run it is).
+   */
+  readonly user: UserRef | null;
+  /**
+   * The audit record's id.
+   */
+  readonly record: number;
 }
 /**
  * An uploaded savepoint, without its operators.
