@@ -269,7 +269,9 @@ class VersionReviewApi(APIView):
     )
     def get(self, request: Request, pipeline_id: int, number: int) -> Response:
         pipeline, version = _version(request, pipeline_id, number)
-        return _body(selectors.version_review(pipeline=pipeline, version=version))
+        return _body(
+            selectors.version_review(pipeline=pipeline, version=version, viewer=request.user)
+        )
 
     @extend_schema(
         operation_id="reviews_request",
@@ -291,7 +293,7 @@ class VersionReviewApi(APIView):
             reviewers=data["reviewers"],
             message=data["message"],
         )
-        review = selectors.version_review(pipeline=pipeline, version=version)
+        review = selectors.version_review(pipeline=pipeline, version=version, viewer=request.user)
         return _body(review, status.HTTP_201_CREATED)
 
 
@@ -319,7 +321,7 @@ class VerdictCreateApi(APIView):
             summary=data["summary"],
             acknowledged=data["acknowledged"],
         )
-        review = selectors.version_review(pipeline=pipeline, version=version)
+        review = selectors.version_review(pipeline=pipeline, version=version, viewer=request.user)
         return _body(review, status.HTTP_201_CREATED)
 
 
@@ -344,7 +346,7 @@ class ApprovalRevokeApi(APIView):
         verdict = selectors.verdict_get(request=review_request, verdict_id=verdict_id)
         data = _data(ApprovalRevokeSerializer, request)
         services.approval_revoke(verdict=verdict, actor=request.user, reason=data["reason"])
-        review = selectors.version_review(pipeline=pipeline, version=version)
+        review = selectors.version_review(pipeline=pipeline, version=version, viewer=request.user)
         return _body(review, status.HTTP_201_CREATED)
 
 

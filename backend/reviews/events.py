@@ -289,6 +289,19 @@ class StateCheck(WireMessage):
     operators: list[StateRisk]
 
 
+class VerdictOption(WireMessage):
+    """A verdict the signed-in user could give on the version now, and its weight then
+    (`reviews.states.verdict_weight`, the rule the server applies when it is given)."""
+
+    verdict: VerdictKind
+    allowed: bool
+    """False: the server would refuse it (an author's approval without self-approval)."""
+    counts: bool
+    """Whether it would count towards the version's state, now and after any role change."""
+    note: str | None
+    """Why it may not be given or will not count, in words for the one who would give it."""
+
+
 class VersionReview(WireMessage):
     """A version's review (`GET /api/pipelines/<id>/versions/<n>/reviews/`)."""
 
@@ -306,6 +319,9 @@ class VersionReview(WireMessage):
     requests: list[ReviewRequest]
     """Oldest first."""
     stateCheck: StateCheck
+    yourVerdicts: list[VerdictOption]
+    """Approve, request changes and comment, as they would weigh if the signed-in user gave
+    them now (whether they were asked is in `requests`)."""
 
 
 class VersionState(WireMessage):

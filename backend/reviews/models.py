@@ -234,7 +234,7 @@ class ReviewVerdict(models.Model):
     """The reviewer's role in the workspace when they gave it."""
     counts = models.BooleanField()
     """Whether it counts towards the version's state, decided when it was given
-    (`reviews.states.weight_when_given`)."""
+    (`reviews.states.verdict_weight`)."""
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -38,6 +38,7 @@ from reviews.models import (
     ReviewRequest,
     ReviewVerdict,
     ThreadStatus,
+    VerdictKind,
 )
 from reviews.states import (
     APPROVED,
@@ -47,6 +48,7 @@ from reviews.states import (
     revocation_refusal,
     state_words,
     tally,
+    verdict_weight,
 )
 from savepoints.models import Savepoint
 from savepoints.selectors import savepoint_current, savepoint_read
@@ -552,12 +554,30 @@ def review_request_get(*, version: PipelineVersion, request_id: int) -> ReviewRe
     return request
 
 
-def version_review(*, pipeline: Pipeline, version: PipelineVersion) -> events.VersionReview:
-    """A version's review: its state, requests, reviewers and what an approval acknowledges."""
+def _verdict_options(
+    *, viewer: AbstractBaseUser, version: PipelineVersion, role: Role | None, policy: Policy
+) -> list[events.VerdictOption]:
+    options = []
+    for kind in VerdictKind:
+        is_author = version.author_id == viewer.pk
+        weight = verdict_weight(verdict=kind, role=role, is_author=is_author, policy=policy)
+        option = events.VerdictOption(
+            verdict=_VERDICTS[kind], allowed=weight.allowed, counts=weight.counts, note=weight.note
+        )
+        options.append(option)
+    return options
+
+
+def version_review(
+    *, pipeline: Pipeline, version: PipelineVersion, viewer: AbstractBaseUser | AnonymousUser
+) -> events.VersionReview:
+    """A version's review: its state, requests, reviewers, what an approval acknowledges,
+    and what each verdict of `viewer` would weigh."""
     tallies = review_tallies(pipeline=pipeline)
     roles = member_roles(workspace_id=pipeline.workspace_id)
     basis = state_check(pipeline=pipeline, version=version, tallies=tallies)
     current = tallies[version.number]
+    user = authenticated_user(viewer)
     return events.VersionReview(
         pipeline=pipeline.pk,
         version=version.number,
@@ -571,6 +591,12 @@ def version_review(*, pipeline: Pipeline, version: PipelineVersion) -> events.Ve
             reference=None if basis.reference is None else basis.reference.number,
             savepoint=savepoint_ref(basis.savepoint),
             operators=[events.StateRisk.model_validate(risk.to_json()) for risk in basis.risks],
+        ),
+        yourVerdicts=_verdict_options(
+            viewer=user,
+            version=version,
+            role=roles.get(user.pk),
+            policy=review_policy(workspace_id=pipeline.workspace_id),
         ),
     )
 

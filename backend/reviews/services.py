@@ -64,7 +64,7 @@ from reviews.selectors import (
     thread_detail,
     verdict_body,
 )
-from reviews.states import revocation_refusal, weight_when_given
+from reviews.states import revocation_refusal, verdict_weight
 
 Actor = AbstractBaseUser | AnonymousUser
 
@@ -404,13 +404,12 @@ def review_verdict_create(
         policy = review_policy(workspace_id=pipeline.workspace_id)
         role = membership_role(user=user, workspace=pipeline.workspace_id)
         assert role is not None  # require_role passed
+        weight = verdict_weight(
+            verdict=verdict, role=role, is_author=version.author_id == user.pk, policy=policy
+        )
+        if not weight.allowed:
+            raise PermissionDenied(weight.note or "", code="self-approval")
         if verdict == VerdictKind.APPROVE:
-            if version.author_id == user.pk and not policy.allow_self_approval:
-                raise PermissionDenied(
-                    "This workspace's review policy does not let the author of a version "
-                    "approve it.",
-                    code="self-approval",
-                )
             basis = state_check(
                 pipeline=pipeline, version=version, tallies=review_tallies(pipeline=pipeline)
             )
@@ -431,9 +430,7 @@ def review_verdict_create(
             reference=basis.reference,
             savepoint=basis.savepoint,
             role=role,
-            counts=weight_when_given(
-                verdict=verdict, role=role, is_author=version.author_id == user.pk, policy=policy
-            ),
+            counts=weight.counts,
         )
         tallies = review_tallies(pipeline=pipeline)
         answered = events.VerdictGiven(

@@ -10,11 +10,11 @@ the workspace's policy; never stored, so it cannot disagree with them.
   version stays approved (it may run, and later versions are checked against it).
 
 A reviewer's latest verdict on the version (over all its requests) is theirs. Whether it
-counts is decided once, when it is given (`weight_when_given`): by an editor or owner, and
-for an approval by someone other than the version's author unless the policy then allowed
-self-approval. It is stored with the verdict, with the role its author had, and nothing
-later rewrites it: a demoted or removed reviewer's approval stands, and a viewer's verdict
-never starts counting. Only an owner's recorded revocation, with a reason, takes an
+counts is decided once, when it is given (`verdict_weight`): by an editor or owner; the
+author's own approval is refused unless the policy then allowed self-approval. It is
+stored with the verdict, with the role its author had, and nothing later rewrites it: a
+demoted or removed reviewer's approval stands, and a viewer's verdict never starts
+counting. Only an owner's recorded revocation, with a reason, takes an
 approval's effect away; and only a newer version supersedes a review.
 """
 
@@ -61,15 +61,39 @@ class Tally:
     """The ids of the verdicts that count."""
 
 
-def weight_when_given(*, verdict: str, role: Role | None, is_author: bool, policy: Policy) -> bool:
-    """Whether a verdict counts, decided as it is given by the role its author has then and
-    the policy then: an editor's or owner's approval (not the author's own, unless the policy
-    allows self-approval) or request for changes. A comment never counts."""
+SELF_APPROVAL_REFUSED = (
+    "This workspace's review policy does not let the author of a version approve it."
+)
+VIEWER_VERDICT = (
+    "You are a viewer: your verdict is recorded and shown, but it will not count towards "
+    "this version's review, now or after any change of your role."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Weight:
+    """What a verdict would be if given now."""
+
+    allowed: bool
+    """Whether it may be given at all (an author's approval only where the policy allows)."""
+    counts: bool
+    """Whether it counts towards the version's state: fixed when it is given."""
+    note: str | None
+    """Why it may not be given, or why it will not count, to the one who would give it."""
+
+
+def verdict_weight(*, verdict: str, role: Role | None, is_author: bool, policy: Policy) -> Weight:
+    """A verdict's weight, decided as it is given by the role its author has then and the
+    policy then: an editor's or owner's approval or request for changes counts; the
+    author's approval is refused unless the policy allows self-approval; a viewer's verdict
+    and a comment never count."""
+    if verdict == VerdictKind.APPROVE and is_author and not policy.allow_self_approval:
+        return Weight(allowed=False, counts=False, note=SELF_APPROVAL_REFUSED)
+    if verdict == VerdictKind.COMMENT:
+        return Weight(allowed=True, counts=False, note=None)
     if role is None or not role.allows(Role.EDITOR):
-        return False
-    if verdict == VerdictKind.APPROVE:
-        return policy.allow_self_approval or not is_author
-    return verdict == VerdictKind.REQUEST_CHANGES
+        return Weight(allowed=True, counts=False, note=VIEWER_VERDICT)
+    return Weight(allowed=True, counts=True, note=None)
 
 
 def revocation_refusal(verdict: GivenVerdict) -> tuple[str, str] | None:

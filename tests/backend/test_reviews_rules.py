@@ -7,7 +7,7 @@ import pytest
 
 from accounts.models import Role
 from reviews.mentions import mentioned_names
-from reviews.states import GivenVerdict, Policy, tally, weight_when_given
+from reviews.states import GivenVerdict, Policy, tally, verdict_weight
 
 AUTHOR, OWNER, EDITOR, VIEWER = 1, 2, 3, 4
 ROLES = {AUTHOR: Role.EDITOR, OWNER: Role.OWNER, EDITOR: Role.EDITOR, VIEWER: Role.VIEWER}
@@ -39,8 +39,8 @@ def given(
 ) -> GivenVerdict:
     """A verdict weighed as it is given: by its author's role then and the policy then."""
     role = None if reviewer is None else ROLES.get(reviewer)
-    counts = weight_when_given(verdict=kind, role=role, is_author=reviewer == AUTHOR, policy=policy)
-    return GivenVerdict(n, reviewer, kind, counts, revoked)
+    weight = verdict_weight(verdict=kind, role=role, is_author=reviewer == AUTHOR, policy=policy)
+    return GivenVerdict(n, reviewer, kind, weight.counts, revoked)
 
 
 def state(*verdicts: tuple[int, str], policy: Policy = DEFAULTS, newer: bool = False) -> str:

@@ -210,6 +210,44 @@ def test_the_author_may_approve_only_where_the_policy_allows(team: Team) -> None
     assert allowed.json()["state"] == "approved"
 
 
+def options(team: Team, role: str) -> dict[str, tuple[bool, bool, str | None]]:
+    review = team.client(role).get(reviews_url(team)).json()
+    return {o["verdict"]: (o["allowed"], o["counts"], o["note"]) for o in review["yourVerdicts"]}
+
+
+def test_the_review_says_before_sending_what_each_verdict_would_weigh(team: Team) -> None:
+    counting = {
+        "approve": (True, True, None),
+        "request_changes": (True, True, None),
+        "comment": (True, False, None),
+    }
+    assert options(team, "owner") == counting
+
+    # The author (eddie): an approval is refused; a request for changes counts.
+    author = options(team, "editor")
+    assert author["approve"][:2] == (False, False)
+    assert "does not let the author of a version approve it" in (author["approve"][2] or "")
+    assert author["request_changes"] == (True, True, None)
+    refused = verdict(
+        team.client("editor"),
+        team,
+        request_review(team, ["eddie"], by="owner")["requests"][0]["id"],
+    )
+    assert refused.json()["error"]["message"] == author["approve"][2]
+    set_policy(team, allowSelfApproval=True)
+    assert options(team, "editor") == counting
+
+    # A viewer: recorded, never counting, said in words.
+    viewer = options(team, "viewer")
+    assert {kind: weight[:2] for kind, weight in viewer.items()} == {
+        "approve": (True, False),
+        "request_changes": (True, False),
+        "comment": (True, False),
+    }
+    assert "You are a viewer" in (viewer["approve"][2] or "")
+    assert viewer["comment"][2] is None
+
+
 def test_two_required_approvals(team: Team) -> None:
     set_policy(team, requiredApprovals=2)
     other_owner = add_member(workspace=team.workspace, role=Role.OWNER)

@@ -23,6 +23,7 @@ export type ReviewRequest = Wire.ReviewRequest;
 export type Reviewer = Wire.Reviewer;
 export type Verdict = Wire.Verdict;
 export type VerdictKind = Verdict["verdict"];
+export type VerdictOption = Wire.VerdictOption;
 export type StateRisk = Wire.StateRisk;
 export type StateCheck = Wire.StateCheck;
 export type SavepointRef = Wire.SavepointRef;

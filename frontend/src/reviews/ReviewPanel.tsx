@@ -121,7 +121,7 @@ export function ReviewPanel(props: {
           unacknowledged={review.stateCheck.operators
             .filter((risk) => !acknowledged.has(risk.operatorId))
             .map((risk) => risk.name)}
-          counts={viewer !== null && viewer.role !== "viewer"}
+          options={review.yourVerdicts}
           onAnswered={props.onChanged}
         />
       ) : (

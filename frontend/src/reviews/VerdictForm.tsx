@@ -16,7 +16,8 @@ function listed(names: readonly string[]): string {
  * A reviewer's answer to a request: approve, request changes or comment, with a summary.
  * An approval sends the operators ticked in the state-loss list above it as acknowledged,
  * and waits until every one is ticked; the server refuses one that does not name exactly
- * those, and the refusal is shown.
+ * those, and the refusal is shown. Which verdicts may be given and which will count is the
+ * server's answer (`options`), said before sending.
  */
 export function VerdictForm(props: {
   readonly pipelineId: number;
@@ -25,11 +26,13 @@ export function VerdictForm(props: {
   readonly acknowledged: ReadonlySet<string>;
   /** The operators of the state-loss list not ticked yet, by name. */
   readonly unacknowledged: readonly string[];
-  /** Whether the reviewer's verdict will count: they are an editor or owner now. */
-  readonly counts: boolean;
+  /** Each verdict as it would weigh if given now, as the server weighs it. */
+  readonly options: readonly reviews.VerdictOption[];
   readonly onAnswered: (review: reviews.VersionReview) => void;
 }) {
-  const [verdict, setVerdict] = useState<reviews.VerdictKind>("approve");
+  const [verdict, setVerdict] = useState<reviews.VerdictKind>(
+    () => props.options.find((option) => option.allowed)?.verdict ?? "comment",
+  );
   const [summary, setSummary] = useState("");
   const [errors, setErrors] = useState<readonly string[]>([]);
   const [sending, setSending] = useState(false);
@@ -53,6 +56,7 @@ export function VerdictForm(props: {
     }
   };
   const waiting = verdict === "approve" ? props.unacknowledged : [];
+  const chosen = props.options.find((option) => option.verdict === verdict);
   return (
     <form
       className="verdict-form"
@@ -64,22 +68,30 @@ export function VerdictForm(props: {
     >
       <fieldset className="verdict-form__kinds">
         <legend>Your review</legend>
-        {reviews.VERDICT_KINDS.map((kind) => (
-          <label key={kind} className="verdict-form__kind">
+        {props.options.map((option) => (
+          <label key={option.verdict} className="verdict-form__kind">
             <input
               type="radio"
               name={name}
-              value={kind}
-              checked={verdict === kind}
+              value={option.verdict}
+              checked={verdict === option.verdict}
+              disabled={!option.allowed}
               onChange={() => {
-                setVerdict(kind);
+                setVerdict(option.verdict);
               }}
-              data-testid={`verdict-${kind}`}
+              data-testid={`verdict-${option.verdict}`}
             />
-            {verdictLabel(kind)}
+            {verdictLabel(option.verdict)}
           </label>
         ))}
       </fieldset>
+      {props.options
+        .filter((option) => !option.allowed && option.note !== null)
+        .map((option) => (
+          <p key={option.verdict} className="verdict-form__hint" data-testid="verdict-refused">
+            {option.note}
+          </p>
+        ))}
       <label htmlFor={summaryId} className="verdict-form__label">
         Summary (optional)
       </label>
@@ -93,10 +105,9 @@ export function VerdictForm(props: {
         }}
         data-testid="verdict-summary"
       />
-      {!props.counts && verdict !== "comment" && (
+      {chosen !== undefined && chosen.allowed && chosen.note !== null && (
         <p className="verdict-form__hint" data-testid="verdict-will-not-count">
-          You are a viewer: your verdict is recorded and shown, but it will not count towards this
-          version&apos;s review, now or after any change of your role.
+          {chosen.note}
         </p>
       )}
       {waiting.length > 0 && (

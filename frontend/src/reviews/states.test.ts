@@ -22,6 +22,7 @@ function review(overrides: Partial<VersionReview> = {}): VersionReview {
     },
     requests: [reviewRequest()],
     stateCheck: { reference: null, savepoint: null, operators: [] },
+    yourVerdicts: [],
     ...overrides,
   };
 }

@@ -1281,6 +1281,11 @@ export interface VersionReview {
    */
   readonly requests: readonly ReviewRequest[];
   readonly stateCheck: StateCheck;
+  /**
+   * Approve, request changes and comment, as they would weigh if the signed-in user gave
+   * them now (whether they were asked is in `requests`).
+   */
+  readonly yourVerdicts: readonly VerdictOption[];
 }
 /**
  * How a workspace reviews (`GET /api/workspaces/<id>/review-policy/`).
@@ -1345,6 +1350,25 @@ export interface StateRiskReason {
     | "key-changed"
     | "not-compiled";
   readonly message: string;
+}
+/**
+ * A verdict the signed-in user could give on the version now, and its weight then
+ * (`reviews.states.verdict_weight`, the rule the server applies when it is given).
+ */
+export interface VerdictOption {
+  readonly verdict: "approve" | "request_changes" | "comment";
+  /**
+   * False: the server would refuse it (an author's approval without self-approval).
+   */
+  readonly allowed: boolean;
+  /**
+   * Whether it would count towards the version's state, now and after any role change.
+   */
+  readonly counts: boolean;
+  /**
+   * Why it may not be given or will not count, in words for the one who would give it.
+   */
+  readonly note: string | null;
 }
 /**
  * Every version's review state (`GET /api/pipelines/<id>/reviews/`), oldest first.
