@@ -13,7 +13,7 @@ from pipelines.models import Pipeline
 
 @dataclass(frozen=True, slots=True)
 class PipelineAccess:
-    role: str
+    role: Role
     can_edit: bool
 
 
@@ -33,4 +33,4 @@ def pipeline_access(
     role = membership_role(user=user, workspace=workspace_id)
     if role is None:
         return None
-    return PipelineAccess(role=str(role), can_edit=role.allows(Role.EDITOR))
+    return PipelineAccess(role=role, can_edit=role.allows(Role.EDITOR))

@@ -23,6 +23,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from pydantic import Field, TypeAdapter
 
+from accounts.models import Role
 from compiler.liveplan import compact_delta
 from compiler.rescale import ProblemCode, ProblemSeverity, Scope
 from compiler.state.restore import FailureCode, WarningCode
@@ -83,7 +84,7 @@ INBOUND = TypeAdapter(Inbound)
 class PresenceEntry(WireMessage):
     clientId: str
     user: UserRef
-    role: str
+    role: Role
     selection: Selection = Field(default_factory=Selection)
     cursor: Cursor | None = None
 

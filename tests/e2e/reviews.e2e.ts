@@ -316,6 +316,10 @@ describe("the review record", () => {
     });
     await api("POST", `runs/${run.id}/cancel/`, ada.token);
     await api("PATCH", `${members}${vera.id}/`, ada.token, { role: "editor" });
+    // Vera's open review follows her access: it says what her new role means.
+    await expect
+      .poll(() => veraPage.getByTestId("review-access-changed").textContent())
+      .toContain("made you an editor");
     await api("PATCH", `${members}${grace.id}/`, ada.token, { role: "viewer" });
     await api("DELETE", `${members}${grace.id}/`, ada.token);
     await api("POST", members, ada.token, { username: grace.username, role: "editor" });
@@ -348,6 +352,32 @@ describe("the review record", () => {
     await expect(
       api("POST", `pipelines/${pipelineId}/runs/`, ada.token, { version: 1 }),
     ).rejects.toThrow(/version-not-approved/);
+
+    // Removed, Vera's open review says so instead of a missing pipeline.
+    await api("DELETE", `${members}${vera.id}/`, ada.token);
+    await veraPage.getByTestId("review-lost-access").waitFor();
+    expect(await veraPage.getByTestId("review-lost-access").textContent()).toContain(
+      "You no longer have access to this review",
+    );
+
+    // The activity feed is the audit trail of all of it.
+    const editor = await open(ada, pipelineId);
+    await editor.getByTestId("side-activity").click();
+    const feed = editor.locator(".activity__list");
+    await expect
+      .poll(() => feed.textContent())
+      .toContain(`${ada.username} removed ${vera.username}`);
+    const trail = (await feed.textContent()) ?? "";
+    for (const line of [
+      `The review gate refused ${ada.username}'s run of version 1`,
+      `${ada.username} revoked ${grace.username}'s approval of version 1`,
+      `${ada.username} changed ${vera.username}'s role from viewer to editor`,
+      `${ada.username} removed ${grace.username} (viewer) from the workspace`,
+      `${ada.username} added ${grace.username} to the workspace as editor`,
+      `${ada.username} changed the workspace's review policy: only approved versions may run`,
+    ]) {
+      expect(trail).toContain(line);
+    }
   });
 });
 

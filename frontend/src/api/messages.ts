@@ -168,12 +168,19 @@ function readCursor(value: unknown, path: string): Cursor | null {
   return { x, y };
 }
 
+const ROLES: readonly PresenceEntry["role"][] = ["viewer", "editor", "owner"];
+
+function readRole(value: unknown, path: string): PresenceEntry["role"] {
+  const text = string(value, path);
+  return ROLES.find((role) => role === text) ?? fail(path, `must be one of ${ROLES.join(", ")}`);
+}
+
 function readPresenceEntry(value: unknown, path: string): PresenceEntry {
   const raw = object(value, path);
   return {
     clientId: string(getOwn(raw, "clientId"), `${path}.clientId`),
     user: readUser(getOwn(raw, "user"), `${path}.user`),
-    role: string(getOwn(raw, "role"), `${path}.role`),
+    role: readRole(getOwn(raw, "role"), `${path}.role`),
     selection: readSelection(getOwn(raw, "selection"), `${path}.selection`),
     cursor: readCursor(getOwn(raw, "cursor"), `${path}.cursor`),
   };

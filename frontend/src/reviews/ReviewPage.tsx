@@ -17,7 +17,7 @@ import { CommentsPanel } from "./CommentsPanel";
 import { ReviewChip } from "./ReviewChip";
 import { ReviewFeed } from "./reviewFeed";
 import { ReviewPanel } from "./ReviewPanel";
-import { newsText } from "./states";
+import { accessChangedText, LOST_ACCESS, newsText } from "./states";
 import { targetChoices, WHOLE_PIPELINE } from "./targets";
 import { ElementCounts } from "./threads";
 import { useCommentSummary } from "./useComments";
@@ -41,7 +41,8 @@ interface Comparison {
  * (or the one before), the review with the state it puts at risk and the reviewer's
  * answer, the threads read at the version (new ones are written on it, about the node
  * picked on the canvas), and the changes on all three graph levels. Review requests,
- * verdicts and comments arrive live over the pipeline's socket.
+ * verdicts and comments arrive live over the pipeline's socket, and so does the user's own
+ * access: a role an owner changes applies at once, and a removal closes the review.
  */
 export function ReviewPage(props: { readonly pipelineId: number; readonly version: number }) {
   const { pipelineId, version } = props;
@@ -54,6 +55,12 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
     };
   }, [feed]);
   const news = useStore(feed.store, (state) => state.news);
+  const you = useStore(feed.session, (state) => state.you);
+  const connection = useStore(feed.session, (state) => state.status);
+  const refusal = useStore(feed.session, (state) => state.detail);
+  const accessChanged = useStore(feed.session, (state) => state.accessChanged);
+  // Refused after it was open: the user lost access while looking.
+  const lostAccess = connection === "refused" && you !== null;
   // This page's own answer, shown over the review it answered until a newer one is read.
   const [answered, setAnswered] = useState<{
     readonly review: reviews.VersionReview;
@@ -64,7 +71,12 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
     (signal: AbortSignal) => reviews.getVersionReview(pipelineId, version, signal),
     [pipelineId, version],
   );
-  const fetched = useResource(loadReview, `${pipelineId}:${version}:${news?.serial ?? 0}`, 200);
+  // Read again on news and when the user's role changes: what their verdicts weigh does.
+  const fetched = useResource(
+    loadReview,
+    `${pipelineId}:${version}:${news?.serial ?? 0}:${you?.role ?? ""}`,
+    200,
+  );
   const review =
     answered !== null && fetched.data === answered.over ? answered.review : fetched.data;
 
@@ -94,7 +106,8 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
     [compared],
   );
 
-  const viewer = useWorkspaceViewer(compared?.pipeline.workspace ?? null);
+  const fetchedViewer = useWorkspaceViewer(compared?.pipeline.workspace ?? null);
+  const viewer = user !== null && you !== null ? { user, role: you.role } : fetchedViewer;
   const [tab, setTab] = useState<Tab>("review");
   const [picked, setPicked] = useState<number | null>(null);
   const now = useNow();
@@ -112,7 +125,8 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
     return targetChoices({ nodes: new Set([picked]), edges: new Set() }, compared.after, null);
   }, [compared, picked]);
   const heard = news?.message.version === version ? newsText(news.message, user?.id ?? null) : null;
-  const error = fetched.error ?? comparison.error;
+  const error =
+    connection === "refused" && !lostAccess ? refusal : (fetched.error ?? comparison.error);
 
   return (
     <div className="diff-page review-page" data-testid="review-page">
@@ -139,18 +153,30 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
           </span>
         )}
       </header>
-      {heard !== null && (
+      {heard !== null && !lostAccess && (
         <p className="review-page__news" role="status" data-testid="review-news">
           {heard.text}
         </p>
       )}
-      {error !== null && (
-        <div className="page-message">
-          <h2>Cannot open this review</h2>
-          <p className="form-error">{error}</p>
-        </div>
+      {accessChanged !== null && !lostAccess && (
+        <p className="review-page__news" role="status" data-testid="review-access-changed">
+          {accessChangedText(accessChanged.you.role)}
+        </p>
       )}
-      {review === null || compared === null || graph === null ? (
+      {lostAccess ? (
+        <div className="page-message" data-testid="review-lost-access">
+          <h2>{LOST_ACCESS}</h2>
+          <p className="muted">{refusal}</p>
+        </div>
+      ) : (
+        error !== null && (
+          <div className="page-message">
+            <h2>Cannot open this review</h2>
+            <p className="form-error">{error}</p>
+          </div>
+        )
+      )}
+      {lostAccess ? null : review === null || compared === null || graph === null ? (
         error === null && <div className="page-loading">Opening the review…</div>
       ) : (
         <div className="diff-page__body">

@@ -37,17 +37,30 @@ describe("the review feed", () => {
     sockets[0]?.deliver('{"type":"review_verdict","version":"two"}');
     expect(sockets[0]?.sent).toEqual(['{"type":"resync"}']);
     sockets[0]?.drop();
-    expect(reviews.problem).toContain("reconnecting");
+    expect(reviews.session.getState().status).toBe("reconnecting");
+    expect(reviews.session.getState().detail).toContain("reconnecting");
     clock.fire();
     sockets[1]?.deliver(snapshot(editsDocument(), 2));
     expect(state().changes).toBe(1);
-    expect(reviews.problem).toBeNull();
+    expect(reviews.session.getState()).toMatchObject({ status: "open", detail: null });
   });
 
   it("stops when the server refuses it", () => {
     const { sockets, clock, reviews } = feed();
     sockets[0]?.drop(4404);
-    expect(reviews.problem).toContain("not a member");
+    expect(reviews.session.getState().status).toBe("refused");
+    expect(reviews.session.getState().detail).toContain("not a member");
     expect(clock.timers.size).toBe(0);
+  });
+
+  it("follows this user's role while open", () => {
+    const { sockets, reviews } = feed();
+    const opened = snapshot(editsDocument());
+    sockets[0]?.deliver(opened);
+    expect(reviews.session.getState().you?.role).toBe(opened.you.role);
+    const demoted = { ...opened.you, role: "viewer" as const };
+    sockets[0]?.deliver({ type: "access_changed", you: demoted, canEdit: false });
+    expect(reviews.session.getState().you?.role).toBe("viewer");
+    expect(reviews.session.getState().accessChanged?.canEdit).toBe(false);
   });
 });

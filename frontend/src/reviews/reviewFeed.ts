@@ -1,9 +1,12 @@
 /**
  * What a page outside the editor hears of a pipeline's review (the review page): the
  * pipeline's websocket, `/ws/pipelines/<id>/`, of which it reads team review's messages
- * only, into a review store. A snapshot after a reconnect marks the store's threads to
- * be read again (messages may have been missed meanwhile); a message it cannot read
- * asks for a fresh snapshot, as the editor does.
+ * into a review store, and the connection with who this user is there into a session
+ * store: the socket follows the user's access while open (`accounts/sockets.py`), so a
+ * role changed by an owner arrives as `you` and `accessChanged`, and a removal as a
+ * refusal. A snapshot after a reconnect marks the store's threads to be read again
+ * (messages may have been missed meanwhile); a message it cannot read asks for a fresh
+ * snapshot, as the editor does.
  */
 
 import { storedToken } from "../api/http";
@@ -17,13 +20,14 @@ import {
 } from "../api/socket";
 import type { StoreApi } from "../store/hooks";
 import { createReviewStore, type ReviewStore } from "../store/reviews";
+import { createSessionStore, type SessionState } from "../store/session";
 
 export class ReviewFeed {
   readonly store: StoreApi<ReviewStore>;
+  /** The connection: open or refused and why, this user's role there. */
+  readonly session: StoreApi<SessionState> = createSessionStore();
   private readonly socket: ReconnectingSocket;
   private snapshots = 0;
-  /** Why the connection is down or refused, in words; null while it works. */
-  problem: string | null = null;
 
   constructor(
     readonly pipelineId: number,
@@ -41,10 +45,10 @@ export class ReviewFeed {
         this.receive(text);
       },
       onRefused: (detail) => {
-        this.problem = detail;
+        this.session.setState({ status: "refused", detail });
       },
       onReconnecting: (detail) => {
-        this.problem = detail;
+        this.session.setState({ status: "reconnecting", detail });
       },
       open,
       clock,
@@ -69,9 +73,13 @@ export class ReviewFeed {
       this.store.getState().receive(parsed.message);
       return;
     }
+    if (parsed.message.type === "access_changed") {
+      this.session.setState({ you: parsed.message.you, accessChanged: parsed.message });
+      return;
+    }
     if (parsed.message.type === "snapshot") {
       this.socket.synced();
-      this.problem = null;
+      this.session.setState({ status: "open", detail: null, you: parsed.message.you });
       this.snapshots += 1;
       if (this.snapshots > 1) {
         this.store.getState().invalidate();

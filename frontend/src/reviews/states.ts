@@ -1,6 +1,7 @@
 /**
  * A version's review in words: its state, its verdicts, who is asked and who answered,
- * and what a review request or verdict heard over the socket tells each user.
+ * what a review request or verdict heard over the socket tells each user, and what a
+ * change of their own access while the review is open means for them.
  */
 
 import type {
@@ -11,6 +12,7 @@ import type {
   VerdictKind,
   VersionReview,
 } from "../api/reviews";
+import type { Role } from "../api/resources";
 import type { ReviewNewsMessage } from "../store/reviews";
 
 const STATE_WORDS: Readonly<Record<ReviewState, string>> = {
@@ -88,6 +90,22 @@ function names(users: readonly UserRef[], you: number | null): string {
   }
   return `${named.slice(0, -1).join(", ")} and ${named.at(-1) ?? ""}`;
 }
+
+/** What the role an owner just gave the user means on a review page. */
+export function accessChangedText(role: Role): string {
+  switch (role) {
+    case "viewer":
+      return "An owner made you a viewer of this workspace: you may still comment and answer a review asked of you, but your verdicts are recorded without counting, and you can no longer ask for reviews.";
+    case "editor":
+      return "An owner made you an editor of this workspace: your verdicts count, and you may ask for reviews.";
+    case "owner":
+      return "An owner made you an owner of this workspace: your verdicts count, and you may ask for reviews and revoke approvals.";
+  }
+}
+
+/** Why a review page that was open stopped: the server refused its socket (`detail`). */
+export const LOST_ACCESS =
+  "You no longer have access to this review: you were removed from the pipeline's workspace, or signed out.";
 
 /**
  * What a review request or verdict someone else made tells the user `you` (null: say

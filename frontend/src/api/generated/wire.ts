@@ -46,6 +46,10 @@ export type PipelineServerMessage =
   | PresenceChanged
   | PresenceLeft
   | ErrorMessage;
+/**
+ * A member's role in a workspace, from least to most allowed.
+ */
+export type Role = "viewer" | "editor" | "owner";
 export type ReviewServerMessage =
   | CommentThreadCreated
   | CommentAdded
@@ -56,10 +60,6 @@ export type ReviewServerMessage =
   | ReviewRequested
   | VerdictGiven
   | ApprovalRevoked;
-/**
- * A member's role in a workspace, from least to most allowed.
- */
-export type Role = "viewer" | "editor" | "owner";
 /**
  * A member's role in a workspace, from least to most allowed.
  */
@@ -180,7 +180,7 @@ export interface Snapshot {
 export interface PresenceEntry {
   readonly clientId: string;
   readonly user: UserRef;
-  readonly role: string;
+  readonly role: Role;
   readonly selection: Selection;
   readonly cursor: Cursor | null;
 }
