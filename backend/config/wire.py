@@ -51,6 +51,8 @@ _ROOTS: Mapping[str, Any] = {
     "ReviewStates": review_events.ReviewStates,
     "ReviewPolicy": review_events.ReviewPolicy,
     "Inbox": review_events.Inbox,
+    "InboxClientMessage": review_events.InboxInbound,
+    "InboxChanged": review_events.InboxChanged,
     "WaitingReviewPage": review_events.WaitingReviewPage,
     "MentionPage": review_events.MentionPage,
     "ActivityPage": activity_events.ActivityPage,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from accounts.models import Role
 from audit.events import Recorded
@@ -351,6 +351,23 @@ class Inbox(WireMessage):
     reviewsWaiting: int
     """Review requests of latest versions that ask you and that you have not answered."""
     unreadMentions: int
+
+
+class InboxResyncRequest(WireMessage):
+    """`ws/inbox/`: ask for an `inbox_changed` (the client missed or could not read one)."""
+
+    type: Literal["resync"]
+
+
+InboxInbound = Annotated[InboxResyncRequest, Field(discriminator="type")]
+INBOX_INBOUND = TypeAdapter(InboxInbound)
+
+
+class InboxChanged(WireMessage):
+    """`ws/inbox/`: what waits for you may have changed (sent too when the socket opens and
+    when your workspaces change): read `GET /api/me/inbox/` and its lists again."""
+
+    type: Literal["inbox_changed"] = "inbox_changed"
 
 
 class WaitingReview(WireMessage):

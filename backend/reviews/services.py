@@ -6,7 +6,8 @@ pipeline for a new thread, a review request or a verdict (which must see the lat
 version, and `version_create` locks the same row), the thread for its comments and status,
 the workspace for its policy. It validates everything before it writes and writes in one
 transaction, so a refused request leaves nothing behind, and it tells everyone on the
-pipeline after commit (`reviews.events`, through `pipelines.events.publish_after_commit`).
+pipeline after commit (`reviews.events`, through `pipelines.events.publish_after_commit`),
+and the inboxes of the users whose inbox it changed (`reviews.inbox.tell_inboxes`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pipelines.models import Pipeline, PipelineVersion
 from pipelines.selectors import WORKING
 from reviews import events
 from reviews.anchoring import Plans
+from reviews.inbox import tell_inboxes
 from reviews.mentions import mentioned_members
 from reviews.models import (
     MAX_REQUIRED_APPROVALS,
@@ -105,6 +107,7 @@ def _mentions(comment: Comment, users: Sequence[User]) -> list[User]:
     """Store the mentions of a new comment (its author is not told of their own)."""
     others = [u for u in users if u.pk != comment.author_id]
     Mention.objects.bulk_create([Mention(comment=comment, user=u) for u in others])
+    tell_inboxes(u.pk for u in others)
     return others
 
 
@@ -210,6 +213,8 @@ def comment_update(*, comment: Comment, actor: Actor, body: str) -> Comment:
             raise Conflict("The comment was deleted.", code="comment-deleted")
         mentioned = mentioned_members(workspace_id=locked.thread.pipeline.workspace_id, text=body)
         wanted = {u.pk: u for u in mentioned if u.pk != user.pk}
+        before = set(Mention.objects.filter(comment=locked).values_list("user_id", flat=True))
+        tell_inboxes(before ^ set(wanted))
         # Mentions still there keep whether they were read; new ones are unread.
         Mention.objects.filter(comment=locked).exclude(user_id__in=list(wanted)).delete()
         kept = set(Mention.objects.filter(comment=locked).values_list("user_id", flat=True))
@@ -237,7 +242,9 @@ def comment_delete(*, comment: Comment, actor: Actor) -> None:
         locked.body = ""
         locked.deleted_at = timezone.now()
         locked.save(update_fields=["body", "deleted_at"])
-        Mention.objects.filter(comment=locked).delete()
+        mentions = Mention.objects.filter(comment=locked)
+        tell_inboxes(mentions.values_list("user_id", flat=True))
+        mentions.delete()
         deleted = events.CommentDeleted(thread=locked.thread_id, comment=comment_entry(locked))
         publish_after_commit(locked.thread.pipeline_id, deleted)
 
@@ -302,7 +309,11 @@ def mention_mark_read(
             problems = [f"You have no mention {pk}." for pk in unknown]
             raise InvalidRequest(problems[0], fields={"mentions": problems})
         mentions = mentions.filter(pk__in=ids)
-    return mentions.filter(read_at__isnull=True).update(read_at=timezone.now())
+    with transaction.atomic():
+        read = mentions.filter(read_at__isnull=True).update(read_at=timezone.now())
+        if read:
+            tell_inboxes([user.pk])  # the user's other pages
+    return read
 
 
 # Reviews ------------------------------------------------------------------------------------
@@ -340,6 +351,7 @@ def review_request_create(
         ReviewAssignment.objects.bulk_create(
             [ReviewAssignment(request=request, reviewer=member) for member in members]
         )
+        tell_inboxes(member.pk for member in members)
         tallies = review_tallies(pipeline=pipeline)
         (body,) = review_request_bodies(
             [review_request_get(version=version, request_id=request.pk)],
@@ -432,6 +444,7 @@ def review_verdict_create(
             role=role,
             counts=weight.counts,
         )
+        tell_inboxes([user.pk])  # answered: no longer waiting on the reviewer's other pages
         tallies = review_tallies(pipeline=pipeline)
         answered = events.VerdictGiven(
             version=version.number,

@@ -436,6 +436,16 @@ describe("the home page", () => {
     await page.goto("/");
     await expect.poll(() => page.getByTestId("inbox-reviews-count").textContent()).toBe("0");
 
+    // The open inbox follows what arrives, without a reload or a timer.
+    await api("POST", `pipelines/${pipelineId}/versions/`, ada.token, { message: "Second cut" });
+    await api("POST", `pipelines/${pipelineId}/versions/2/reviews/`, ada.token, {
+      reviewers: [kim.username],
+    });
+    await expect
+      .poll(() => page.getByTestId("inbox-reviews-count").textContent(), { timeout: 5_000 })
+      .toBe("1");
+    await page.getByTestId(`inbox-review-${await waitingRequest(kim)}`).waitFor();
+
     // In her own workspace Kim is the owner and sets how it reviews.
     await page.getByRole("button", { name: `${kim.username}'s workspace` }).click();
     await page.getByTestId("policy-required").fill("2");
@@ -451,6 +461,11 @@ describe("the home page", () => {
     expect([policy.requiredApprovals, policy.requireApprovalToRun]).toEqual([2, true]);
   });
 });
+
+async function waitingRequest(user: TestUser): Promise<number> {
+  const waiting = await api<{ items: { request: number }[] }>("GET", "me/reviews/", user.token);
+  return waiting.items[0]?.request ?? 0;
+}
 
 async function firstWorkspaceOf(user: TestUser): Promise<number> {
   const workspaces = await api<{ id: number; role: string }[]>("GET", "workspaces/", user.token);

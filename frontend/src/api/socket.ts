@@ -1,7 +1,9 @@
 /**
- * The connection under both websockets, the co-editing one
- * (`/ws/pipelines/<id>/`, `editor/session.ts`) and the run monitor's
- * (`/ws/runs/<id>/`, `runs/runSocket.ts`); they differ in their messages only.
+ * The connection under every websocket: the co-editing one
+ * (`/ws/pipelines/<id>/`, `editor/session.ts`, and the review page's
+ * `reviews/reviewFeed.ts`), the run monitor's (`/ws/runs/<id>/`,
+ * `runs/runSocket.ts`) and the inbox's (`/ws/inbox/`, `pages/inboxSocket.ts`);
+ * they differ in their messages only.
  *
  * The server answers every join with a snapshot, so nothing is replayed from
  * here: a dropped connection is simply opened again after a growing delay

@@ -5,10 +5,8 @@ import * as reviews from "../api/reviews";
 import { useNow } from "../ui/useNow";
 import { errorText, useResource } from "../ui/useResource";
 import { timeAgo } from "../versions/history";
+import { followInbox } from "./inboxSocket";
 import "./home.css";
-
-/** The inbox is asked again this often while the home page is open. */
-const REFRESH_MS = 30_000;
 
 interface Loaded {
   readonly inbox: reviews.Inbox;
@@ -27,22 +25,22 @@ async function loadInbox(signal: AbortSignal): Promise<Loaded> {
 
 /**
  * What waits for the signed-in user over all their workspaces: reviews they were asked
- * for and have not answered, and mentions they have not read. A review opens its page;
- * a mention opens its thread in the editor and is marked read.
+ * for and have not answered, and mentions they have not read, read again whenever the
+ * server says it changed (`inboxSocket.ts`). A review opens its page; a mention opens its
+ * thread in the editor and is marked read.
  */
 export function Inbox() {
   const [refreshes, setRefreshes] = useState(0);
   const { data, error } = useResource(loadInbox, String(refreshes), 100);
   const [problem, setProblem] = useState<string | null>(null);
   const now = useNow();
-  useEffect(() => {
-    const timer = window.setInterval(() => {
-      setRefreshes((n) => n + 1);
-    }, REFRESH_MS);
-    return () => {
-      window.clearInterval(timer);
-    };
-  }, []);
+  useEffect(
+    () =>
+      followInbox(() => {
+        setRefreshes((n) => n + 1);
+      }),
+    [],
+  );
   const openMention = useCallback(async (mention: reviews.MentionItem) => {
     try {
       await reviews.markMentionsRead([mention.id]);

@@ -28,6 +28,8 @@ export type WireShape =
   | ReviewStates
   | ReviewPolicy
   | Inbox
+  | InboxClientMessage
+  | InboxChanged
   | WaitingReviewPage
   | MentionPage
   | ActivityPage
@@ -115,6 +117,7 @@ export type ExecutionState1 =
   | "CANCELING"
   | "CANCELED"
   | "FAILED";
+export type InboxClientMessage = InboxResyncRequest;
 /**
  * A member's role in a workspace, from least to most allowed.
  */
@@ -1403,6 +1406,19 @@ export interface Inbox {
   readonly unreadMentions: number;
 }
 /**
+ * `ws/inbox/`: ask for an `inbox_changed` (the client missed or could not read one).
+ */
+export interface InboxResyncRequest {
+  readonly type: "resync";
+}
+/**
+ * `ws/inbox/`: what waits for you may have changed (sent too when the socket opens and
+ * when your workspaces change): read `GET /api/me/inbox/` and its lists again.
+ */
+export interface InboxChanged {
+  readonly type: "inbox_changed";
+}
+/**
  * Newest first; `next` is the cursor of the page after this one (null: last).
  */
 export interface WaitingReviewPage {
@@ -2002,6 +2018,10 @@ export const HANDOFF_VALUES = [
   "shuffle-twice",
   "in-memory",
 ] as const satisfies readonly Handoff[];
+/** The `type` of every InboxClientMessage. */
+export const INBOX_CLIENT_MESSAGE_TYPES = [
+  "resync",
+] as const satisfies readonly InboxClientMessage["type"][];
 /** Every Partitioner, in the server's order. */
 export const PARTITIONER_VALUES = [
   "FORWARD",
