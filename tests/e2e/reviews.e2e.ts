@@ -185,14 +185,14 @@ describe("a review of a plan", () => {
       .poll(() => adaPage.getByTestId("review-state-2").getAttribute("data-state"))
       .toBe("in_review");
 
-    // Grace hears of it at once, and opens the review from the history.
+    // Grace hears of it at once, and opens the review from the notice.
     await expect
       .poll(() => notices(gracePage))
       .toContain(`${ada.username} asked you to review version 2: “Does the total survive?”`);
     await expect
       .poll(() => gracePage.getByTestId("review-state-2").getAttribute("data-state"))
       .toBe("in_review");
-    await gracePage.getByTestId("version-review-2").click();
+    await gracePage.getByTestId("notice-action").getByText("Open your review").click();
     await gracePage.waitForURL(/\/pipelines\/\d+\/versions\/2\/review$/);
     const risks = gracePage.locator('[data-testid^="state-risk-"]');
     await risks.first().waitFor();

@@ -1,5 +1,6 @@
 import { useEffect } from "react";
 
+import { navigate } from "../app/router";
 import { edgeKeyOf } from "../graph/canvas";
 import { newsText } from "../reviews/states";
 import type { StreamGraphDocument } from "../graph/streamgraph";
@@ -16,7 +17,7 @@ const PRESENCE_DEBOUNCE_MS = 120;
  * Keeps the editor and the server in step: says in words why the server refused
  * an edit, tells the others what is selected here, drops selected elements a
  * co-editor deleted, and says when a co-editor saved a version, started a run,
- * asked for a review or answered one.
+ * asked for a review or answered one (with a way to the review).
  */
 export function useEditorSync(
   session: EditorSession,
@@ -77,7 +78,17 @@ export function useEditorSync(
         }
         const told = newsText(news.message, session.state.getState().you?.user.id ?? null);
         if (told !== null) {
-          notify(told.text, "info");
+          const review = {
+            page: "review",
+            pipeline: session.pipelineId,
+            version: news.message.version,
+          } as const;
+          notify(told.text, "info", {
+            label: told.forYou ? "Open your review" : "Open the review",
+            run: () => {
+              navigate(review);
+            },
+          });
         }
       }),
     [session, notify],
