@@ -83,7 +83,7 @@ export function VersionsPanel(props: {
   };
 
   const versions = data?.versions ?? null;
-  const pair = picked ?? (versions === null ? null : defaultPair(versions));
+  const pair = picked ?? (versions === null ? null : defaultPair(versions, revision));
   const ordered = pair === null ? null : diffPair(pair.from, pair.to);
   const pick = (side: Side, ref: api.VersionRef): void => {
     setPicked({ ...(pair ?? { from: ref, to: ref }), [side]: ref });

@@ -40,8 +40,14 @@ describe("comparisons", () => {
   });
 
   it("compare the last version with the working copy by default", () => {
-    expect(defaultPair([])).toBeNull();
-    expect(defaultPair([version(1, 4), version(2, 9)])).toEqual({ from: 2, to: "working" });
+    expect(defaultPair([], 3)).toBeNull();
+    expect(defaultPair([version(1, 4), version(2, 9)], 12)).toEqual({ from: 2, to: "working" });
+  });
+
+  it("compares the two last versions when the working copy is the last one", () => {
+    expect(defaultPair([version(1, 4), version(2, 9)], 9)).toEqual({ from: 1, to: 2 });
+    // One version, unchanged: nothing to compare.
+    expect(defaultPair([version(1, 4)], 4)).toEqual({ from: 1, to: 1 });
   });
 });
 

@@ -28,12 +28,23 @@ export function diffPair(a: VersionRef, b: VersionRef): { from: VersionRef; to: 
   return rank(a) <= rank(b) ? { from: a, to: b } : { from: b, to: a };
 }
 
-/** What to compare when the user has picked nothing: the last version and the working copy. */
+/**
+ * What to compare when the user has picked nothing: the last version and the working copy
+ * at `revision` when it moved since; else, when it is that version, the two last versions.
+ */
 export function defaultPair(
   versions: readonly VersionSummary[],
+  revision: number,
 ): { from: VersionRef; to: VersionRef } | null {
   const latest = versions.at(-1);
-  return latest === undefined ? null : { from: latest.number, to: "working" };
+  if (latest === undefined) {
+    return null;
+  }
+  if (latest.revision < revision) {
+    return { from: latest.number, to: "working" };
+  }
+  const before = versions.at(-2);
+  return { from: before?.number ?? latest.number, to: latest.number };
 }
 
 export type WorkingCopyState =
