@@ -112,6 +112,9 @@ describe("versions", () => {
     await expect
       .poll(() => page.getByTestId("diff-node-2").getAttribute("class"))
       .toMatch(/changed/);
+    // The savepoint table fits its panel: nothing to scroll sideways for.
+    const side = page.locator(".diff-page__side");
+    expect(await side.evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0);
     await screenshot(page, "diff");
 
     await page.getByTestId("diff-close").click();

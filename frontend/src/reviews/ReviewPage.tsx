@@ -95,7 +95,9 @@ export function ReviewPage(props: { readonly pipelineId: number; readonly versio
         api.getVersion(pipelineId, base, signal),
         api.getVersion(pipelineId, version, signal),
       ]);
-      return { pipeline, base, diff, before: before.document, after: after.document };
+      // The first version has nothing before it: no state is kept or lost by anything.
+      const compared = base === version ? { ...diff, savepoint: null } : diff;
+      return { pipeline, base, diff: compared, before: before.document, after: after.document };
     },
     [pipelineId, version, base],
   );
