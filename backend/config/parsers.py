@@ -8,10 +8,8 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-from config.errors import MalformedJson
 from config.json_input import read_json
 
 
@@ -29,7 +27,6 @@ class JSONParser(BaseParser):
         data = stream.read() if limit is None else stream.read(limit + 1)
         if limit is not None and len(data) > limit:
             raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
-        try:
-            return read_json(data)
-        except MalformedJson as error:
-            raise ParseError(error.message) from error
+        # A `MalformedJson` goes up as it is (DRF re-raises what a parser raises): the error
+        # handler answers it in the one shape, with the field it names.
+        return read_json(data)

@@ -23,13 +23,15 @@ from channels.db import database_sync_to_async
 
 from accounts.sockets import CLOSE_NOT_FOUND, MemberSocket
 from config.errors import ApplicationError
+from config.json_input import storable
 from config.messages import ErrorBody
-from config.socket_input import read_inbound
+from config.socket_input import InvalidMessage, read_inbound
 from pipelines import presence
 from pipelines.access import PipelineAccess, pipeline_access
 from pipelines.editing import pipeline_apply_edit, pipeline_cached_model, pipeline_live_model
 from pipelines.events import (
     INBOUND,
+    OP_ID_MAX,
     AccessChanged,
     EditRejected,
     EditRequest,
@@ -128,6 +130,9 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
             return
         try:
             message = read_inbound(text_data if text_data is not None else bytes_data, INBOUND)
+        except InvalidMessage as error:
+            await self.refuse(error)
+            return
         except ApplicationError as error:
             await self.send_message(ErrorMessage(error=ErrorBody.of(error)))
             return
@@ -140,6 +145,22 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
             await self.announce_presence()
         elif await self.recheck_access():  # a snapshot is a read: of what they may still read
             await self.send_snapshot()
+
+    async def refuse(self, error: InvalidMessage) -> None:
+        """Answer a message that cannot be read: an edit (its `opId` readable) as a rejected
+        edit, so the client takes it back and says why; anything else as an error."""
+        value = error.value
+        op_id = (
+            value.get("opId") if isinstance(value, dict) and value.get("type") == "edit" else None
+        )
+        if not isinstance(op_id, str) or not 0 < len(op_id) <= OP_ID_MAX or not storable(op_id):
+            await self.send_message(ErrorMessage(error=ErrorBody.of(error)))
+            return
+        revision = await database_sync_to_async(_stored_revision)(self.pipeline_id)
+        rejected = EditRejected(
+            opId=op_id, reason="invalid", revision=revision or 0, error=ErrorBody.of(error)
+        )
+        await self.send_message(rejected)
 
     async def handle_edit(self, request: EditRequest) -> None:
         assert self.entry is not None

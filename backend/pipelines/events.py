@@ -54,9 +54,13 @@ class Cursor(WireMessage):
     y: float = Field(allow_inf_nan=False)
 
 
+OP_ID_MAX = 100
+"""Characters of an edit's `opId`."""
+
+
 class EditRequest(WireMessage):
     type: Literal["edit"]
-    opId: str = Field(min_length=1, max_length=100)
+    opId: str = Field(min_length=1, max_length=OP_ID_MAX)
     """Chosen by the client; echoed in `edit_applied` / `edit_rejected`."""
     baseRevision: int = Field(ge=0, le=2**63 - 1)
     """The document revision the client saw when it made the edit."""

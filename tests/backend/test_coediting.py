@@ -316,6 +316,35 @@ def test_a_conflicting_stale_edit_is_rejected_and_changes_nothing(team: Team) ->
     run(scenario)
 
 
+@pytest.mark.both_databases
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        (set_field(2, "name", "Parse \ud800"), "edit.value"),
+        (set_field(2, "params.pa\x00th", "x"), "edit.field"),
+        ({**set_field(2, "params", {"pa\x00th": "x"})}, "edit.value.pa\\u0000th"),
+    ],
+)
+def test_text_no_database_stores_is_a_rejected_edit_and_the_socket_stays(
+    team: Team, edit: dict[str, Any], where: str
+) -> None:
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        before = await stored(team.pipeline.pk)
+        rejected = await alice.edit("bad", 0, edit)
+        assert rejected["type"] == "edit_rejected" and rejected["reason"] == "invalid"
+        assert rejected["revision"] == 0
+        assert rejected["error"]["code"] == "invalid-message"
+        assert f"at {where}," in rejected["error"]["message"]
+        assert await stored(team.pipeline.pk) == before
+        # The socket is still open, and the next edit applies.
+        applied = await alice.edit("good", 0, set_field(2, "name", "Parse \U0001f600"))
+        assert applied["type"] == "edit_applied"
+        await alice.close()
+
+    run(scenario)
+
+
 @pytest.mark.parametrize(
     ("edit", "code"),
     [
@@ -386,11 +415,16 @@ def test_malformed_messages_get_an_error_not_a_disconnect(team: Team) -> None:
         await alice.communicator.send_to(text_data="{not json")
         error = await alice.receive("error")
         assert error["error"]["code"] == "invalid-message"
+        # An edit the model refuses is answered as that edit, so the client takes it back.
         await alice.send(
             {"type": "edit", "opId": "1", "baseRevision": 0, "edit": {}, "extra": True}
         )
+        rejected = await alice.receive("edit_rejected")
+        assert (rejected["opId"], rejected["reason"]) == ("1", "invalid")
+        assert "extra" in json.dumps(rejected["error"]["fields"])
+        await alice.send({"type": "presence", "cursor": "here"})
         error = await alice.receive("error")
-        assert "extra" in json.dumps(error["error"]["fields"])
+        assert "cursor" in json.dumps(error["error"]["fields"])
         applied = await alice.edit("ok", 0, set_field(2, "name", "Still here"))
         assert applied["type"] == "edit_applied"
         await alice.close()

@@ -51,11 +51,16 @@ numbers = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from([0, 1, 2, 3, 4, -1, 2**31, 2**63]),
 )
+
+
+def texts(max_size: int) -> st.SearchStrategy[str]:
+    """Any code points, NUL and unpaired surrogates too: a browser can send them escaped."""
+    return st.text(st.characters(exclude_categories=()), max_size=max_size)
+
+
 json_values = st.recursive(
-    st.none() | st.booleans() | numbers | st.text(max_size=20),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
+    st.none() | st.booleans() | numbers | texts(20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts(8), inner, max_size=4),
     max_leaves=12,
 )
 node_ids = st.one_of(st.integers(min_value=1, max_value=5), numbers, json_values)
@@ -81,22 +86,22 @@ edits = st.fixed_dictionaries(
         "node": st.one_of(
             json_values,
             st.fixed_dictionaries(
-                {"name": st.text(max_size=10)},
-                optional={"id": node_ids, "operator": st.text(max_size=10), "params": json_values},
+                {"name": texts(10)},
+                optional={"id": node_ids, "operator": texts(10), "params": json_values},
             ),
         ),
         "edge": st.one_of(
             json_values,
             st.fixed_dictionaries(
                 {"source": node_ids, "target": node_ids},
-                optional={"partitioner": st.text(max_size=10), "typeNumber": numbers},
+                optional={"partitioner": texts(10), "typeNumber": numbers},
             ),
         ),
     },
 )
 pipeline_messages = st.one_of(
     st.fixed_dictionaries(
-        {"type": st.just("edit"), "opId": st.text(max_size=120), "edit": edits},
+        {"type": st.just("edit"), "opId": texts(120), "edit": edits},
         optional={"baseRevision": st.one_of(st.integers(0, 5), numbers)},
     ),
     st.fixed_dictionaries(
@@ -109,7 +114,7 @@ pipeline_messages = st.one_of(
         },
     ),
     st.just({"type": "resync"}),
-    st.dictionaries(st.text(max_size=10), json_values, max_size=4),
+    st.dictionaries(texts(10), json_values, max_size=4),
 )
 
 
@@ -118,7 +123,7 @@ def as_text(value: Any) -> st.SearchStrategy[str]:
 
 
 hostile_texts = st.one_of(
-    st.text(max_size=200),
+    texts(200),
     st.sampled_from(
         [
             "",
@@ -129,6 +134,10 @@ hostile_texts = st.one_of(
             '{"type": "presence", "cursor": {"x": Infinity, "y": 0}}',
             '{"type": "edit", "opId": "' + "x" * 100_000 + '"}',
             "\x00",
+            '{"type": "edit", "opId": "n", "baseRevision": 0, "edit": {"kind": "set_field", '
+            '"element": "node", "nodeId": 2, "field": "name", "value": "\\ud800"}}',
+            '{"type": "edit", "opId": "n", "baseRevision": 0, "edit": {"kind": "set_field", '
+            '"element": "node", "nodeId": 2, "field": "params.k\\u0000", "value": 1}}',
         ]
     ),
 )
@@ -224,7 +233,7 @@ def test_any_burst_of_messages_leaves_an_open_socket_and_a_readable_document(
 
 run_requests = st.one_of(
     st.just({"type": "resync"}),
-    st.dictionaries(st.text(max_size=10), json_values, max_size=4),
+    st.dictionaries(texts(10), json_values, max_size=4),
 ).flatmap(as_text)
 
 
