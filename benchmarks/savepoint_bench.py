@@ -92,8 +92,14 @@ def at_the_caps() -> bytes:
         parts.append(b"\0\0\0\0" + number.to_bytes(16, "big"))
         parts.append(struct.pack(">iiBi", subtasks, subtasks, 0, subtasks))
         parts.extend(struct.pack(">i", index) + empty for index in range(subtasks))
-    parts.append(b"\xac\xed\x00\x05sr\x00\x04Prop")
+    parts.append(_real_properties())
     return b"".join(parts)
+
+
+def _real_properties() -> bytes:
+    """The checkpoint properties Flink wrote at the end of a real savepoint."""
+    data = (DATA / "savepoints" / "counting.v1.savepoint").read_bytes()
+    return data[data.rindex(b"\xac\xed\x00\x05") :]
 
 
 def worst_case_read() -> None:

@@ -136,7 +136,7 @@ class MetadataWriter:
         for op in self.operators:
             self._operator(out, op)
         if self.version >= 4:
-            out.raw(b"\xac\xed\x00\x05sr\x00\x04Prop")
+            out.raw(CHECKPOINT_PROPERTIES)
         return out.bytes()
 
     def _operator(self, out: Out, op: _Operator) -> None:
@@ -218,3 +218,17 @@ class MetadataWriter:
             out.u8(tag)
         out.i32(0).i32(0).i32(1).i32(1).i64(0).i64(size)
         byte_stream(out, size)
+
+
+def _properties() -> bytes:
+    """A Java serialization stream of one `CheckpointProperties` with one boolean field, as
+    `ObjectOutputStream.writeObject` lays it out (Flink's has eight fields and a nested
+    `SnapshotType`; the reader walks both alike)."""
+    out = Out().raw(b"\xac\xed\x00\x05").u8(0x73).u8(0x72)
+    out.utf("org.apache.flink.runtime.checkpoint.CheckpointProperties").i64(2)
+    out.u8(0x02).raw(struct.pack(">H", 1)).u8(ord("Z")).utf("forced")
+    return out.u8(0x78).u8(0x70).u8(0).bytes()
+
+
+CHECKPOINT_PROPERTIES = _properties()
+"""What Flink writes after the operator states from format 4 on, minimally."""

@@ -14,7 +14,8 @@ the format version, then one of these serializers the rest), read from Flink's s
   files, key groups, incremental and changelog keyed state, file-merging segments);
   channel state by `ChannelStateHandleSerializerV1`;
 * 4 `MetadataV4Serializer` (1.16 on): version 3 followed by the checkpoint's properties as
-  a Java serialization stream;
+  a Java serialization stream, walked to its end as `readObject` reads it
+  (`compiler.state.javaserial`);
 * 5 `MetadataV5Serializer`: version 4 with each operator's name and uid before its id;
 * 6 `MetadataV6Serializer` (what Flink 2.3 writes): version 5 with channel state handles
   tagged by type (`ChannelStateHandleSerializerV2`, merged handles included);
@@ -39,6 +40,7 @@ from typing import Final
 
 from compiler.hashing import to_hex
 from compiler.model import Hash128
+from compiler.state.javaserial import JavaStreamError, read_java_object
 
 MAGIC: Final = 0x4960672D
 """`Checkpoints.HEADER_MAGIC_NUMBER`."""
@@ -46,7 +48,7 @@ MAGIC: Final = 0x4960672D
 SUPPORTED_VERSIONS: Final = (3, 4, 5, 6, 7)
 
 _MASTER_STATE_MAGIC: Final = 0xC96B1696
-_JAVA_SERIALIZATION_MAGIC: Final = b"\xac\xed\x00\x05"
+_CHECKPOINT_PROPERTIES: Final = "org.apache.flink.runtime.checkpoint.CheckpointProperties"
 MAX_OPERATOR_STATES: Final = 65_536
 """A Flink job has at most thousands of operators, each with one operator state."""
 MAX_SUBTASK_STATES: Final = 2_000_000
@@ -310,13 +312,21 @@ class _Reader:
 
     def trailer(self) -> None:
         if self.version >= 4:
-            # The checkpoint's properties, a Java object: only its stream header is checked.
-            start = self.pos
-            header = self.take(4, "the checkpoint properties (a Java serialization stream)")
-            if header != _JAVA_SERIALIZATION_MAGIC:
-                raise SavepointError(
-                    start, "the checkpoint properties (a Java serialization stream)", header.hex()
+            # The checkpoint's properties, a Java object Flink reads with `readObject`: a file
+            # in which it is cut short or malformed does not load.
+            what = "the checkpoint properties (a Java serialization stream)"
+            try:
+                properties = read_java_object(self.data, self.pos)
+            except JavaStreamError as error:
+                found = (
+                    error.expected if error.found is None else f"{error.expected}, {error.found}"
                 )
+                raise SavepointError(error.offset, what, found) from None
+            if properties.class_name != _CHECKPOINT_PROPERTIES:
+                raise SavepointError(
+                    self.pos, f"{what} of {_CHECKPOINT_PROPERTIES}", properties.class_name
+                )
+            self.pos = properties.end
         elif self.remaining():
             raise SavepointError(self.pos, "the end of the file", f"{self.remaining()} more bytes")
 
