@@ -274,6 +274,12 @@ PIPELINE_MAX_DOCUMENT_BYTES = int(
 )
 SAVEPOINT_MAX_BYTES = int(os.environ.get("SAVEPOINT_MAX_BYTES", str(64 * 1024 * 1024)))
 """The largest savepoint `_metadata` file a pipeline takes (an upload is read up to this)."""
+SAVEPOINTS_PER_PIPELINE = int(os.environ.get("SAVEPOINTS_PER_PIPELINE", "50"))
+"""Savepoints a pipeline keeps at most: an upload past it is refused until one is deleted."""
+SAVEPOINT_BYTES_PER_WORKSPACE = int(
+    os.environ.get("SAVEPOINT_BYTES_PER_WORKSPACE", str(1024 * 1024 * 1024))
+)
+"""Bytes of savepoint files all pipelines of a workspace keep together, at most."""
 MAX_REQUEST_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, SAVEPOINT_MAX_BYTES) + 1024 * 1024
 """No request body is read past this, whatever the endpoint (`config.body_limit`): each
 endpoint holds its own body to its own limit below it; this bounds what reaches the disk

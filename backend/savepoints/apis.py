@@ -87,12 +87,14 @@ class SavepointListApi(APIView):
         request={"multipart/form-data": SavepointUploadSerializer},
         responses={
             201: events.SavepointDetail,
-            **error_responses(400, 403, 404),
+            **error_responses(400, 403, 404, 409),
             413: OpenApiResponse(description="The file is larger than SAVEPOINT_MAX_BYTES."),
         },
         summary="Upload a savepoint's _metadata file (editors)",
         description="The file is read before it is stored: one Flink did not write is "
-        "refused with the byte offset where it stops making sense (`invalid-savepoint`).",
+        "refused with the byte offset where it stops making sense (`invalid-savepoint`). "
+        "A pipeline keeps at most SAVEPOINTS_PER_PIPELINE savepoints and a workspace "
+        "SAVEPOINT_BYTES_PER_WORKSPACE bytes of them: past either, 409 `savepoint-quota`.",
     )
     def post(self, request: Request, pipeline_id: int) -> Response:
         pipeline = _pipeline(request, pipeline_id)

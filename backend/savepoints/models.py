@@ -11,10 +11,13 @@ from pipelines.models import Pipeline, PipelineVersion
 class Savepoint(models.Model):
     """One uploaded `_metadata` file, byte for byte, with what was read from it when it came.
 
-    The bytes are the source: a check reads them again, so a reader that learns more later
-    answers for old uploads too. `operator_count` and `checkpoint_id` are there to list
-    savepoints without reading any file. At most one savepoint per pipeline is current: the
-    one production would restore from, which the plan review's state-loss gate checks.
+    The bytes are the source; what the reader found in them is kept beside them (`read`,
+    by the reader's version `read_by`), so a check needs no second read of a file that may
+    take a second to read, and a reader that reads differently later reads each file once
+    again (`savepoints.selectors.savepoint_read`). `operator_count` and `checkpoint_id` are
+    there to list savepoints without reading anything. At most one savepoint per pipeline is
+    current: the one production would restore from, which the plan review's state-loss gate
+    checks.
     """
 
     pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="savepoints")
@@ -25,6 +28,10 @@ class Savepoint(models.Model):
     format_version = models.PositiveSmallIntegerField()
     checkpoint_id = models.BigIntegerField()
     operator_count = models.PositiveIntegerField()
+    read = models.JSONField(null=True, blank=True)
+    """`compiler.state.savepoint.Savepoint.to_json` of the file, by the reader `read_by`."""
+    read_by = models.PositiveSmallIntegerField(null=True, blank=True)
+    """The `READER_VERSION` that read it; null: never read since it was stored."""
     is_current = models.BooleanField(default=False)
     written_by = models.ForeignKey(
         PipelineVersion,

@@ -12,8 +12,8 @@ from compiler.hashing import to_hex
 from compiler.pipeline import Compilation, compile_document
 from compiler.rescale import Rescale, RescaleRefused, apply_edits, rescale_edits
 from compiler.state.restore import check_restore
+from compiler.state.savepoint import READER_VERSION, SavepointError, read_savepoint
 from compiler.state.savepoint import Savepoint as SavepointRead
-from compiler.state.savepoint import SavepointError, read_savepoint
 from config.errors import Conflict, InvalidRequest, NotFound
 from config.messages import UserRef
 from pipelines.models import Pipeline
@@ -56,27 +56,41 @@ def savepoint_current(*, pipeline: Pipeline) -> Savepoint | None:
     return Savepoint.objects.filter(pipeline=pipeline, is_current=True).defer("data").first()
 
 
-READ_CACHE_SIZE = 8
-"""Stored savepoints whose reads a process keeps: the State tab checks again after every
-edit, and a large file takes seconds to read."""
-_reads: OrderedDict[str, SavepointRead] = OrderedDict()
+READ_CACHE_SIZE = 64
+"""Stored savepoints whose reads a process keeps as objects: the State tab checks again
+after every edit, and turning a large kept read back into objects takes milliseconds."""
+_reads: OrderedDict[tuple[int, int], SavepointRead] = OrderedDict()
 _reads_lock = threading.Lock()
 
 
 def savepoint_read(*, savepoint: Savepoint) -> SavepointRead:
-    """What the stored file holds. It was read when it was uploaded, so it reads again,
-    unless this reader is stricter than the one that accepted it (then a `Conflict` that
-    says so, not a server error). Read once per process while it is among the
-    `READ_CACHE_SIZE` last read, by its sha256 (the bytes are never changed, and the read
-    is immutable)."""
-    key = savepoint.sha256
+    """What the stored file holds: the read kept beside it, when this reader made it; else
+    the file is read again (a reader that reads differently answers for old uploads too) and
+    the read kept. A file this reader refuses although an older one accepted it is a
+    `Conflict` that says so, not a server error."""
+    key = (savepoint.pk, READER_VERSION)
     with _reads_lock:
         read = _reads.get(key)
         if read is not None:
             _reads.move_to_end(key)
             return read
+    kept = Savepoint.objects.filter(pk=savepoint.pk, read_by=READER_VERSION).values_list(
+        "read", flat=True
+    )
+    stored = kept.first()
+    read = SavepointRead.from_json(stored) if stored is not None else _read_again(savepoint)
+    with _reads_lock:
+        _reads[key] = read
+        _reads.move_to_end(key)
+        while len(_reads) > READ_CACHE_SIZE:
+            _reads.popitem(last=False)
+    return read
+
+
+def _read_again(savepoint: Savepoint) -> SavepointRead:
+    data = Savepoint.objects.filter(pk=savepoint.pk).values_list("data", flat=True).first()
     try:
-        read = read_savepoint(bytes(savepoint.data))
+        read = read_savepoint(bytes(data or b""))
     except SavepointError as error:
         # Read when it was uploaded, but not by this reader: one that refuses more.
         raise Conflict(
@@ -85,11 +99,9 @@ def savepoint_read(*, savepoint: Savepoint) -> SavepointRead:
             "Delete it and upload another savepoint of the job.",
             code="savepoint-unreadable",
         ) from error
-    with _reads_lock:
-        _reads[key] = read
-        _reads.move_to_end(key)
-        while len(_reads) > READ_CACHE_SIZE:
-            _reads.popitem(last=False)
+    # Kept for the next check (a write in a read: the read is what the file holds, the same
+    # whoever asks, and the file never changes).
+    Savepoint.objects.filter(pk=savepoint.pk).update(read=read.to_json(), read_by=READER_VERSION)
     return read
 
 

@@ -13,15 +13,17 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
+from django.db.models import Sum
 
-from accounts.models import Role
+from accounts.models import Role, Workspace
 from accounts.permissions import authenticated_user, require_role
 from audit.events import Recorded
 from audit.services import audit_record
-from compiler.state.savepoint import SavepointError, read_savepoint
-from config.errors import InvalidRequest, NotFound
+from compiler.state.savepoint import READER_VERSION, SavepointError, read_savepoint
+from config.errors import Conflict, InvalidRequest, NotFound
 from pipelines.models import Pipeline, PipelineVersion
 from pipelines.selectors import version_get
 from savepoints.events import (
@@ -95,8 +97,11 @@ def savepoint_upload(
             fields={FILE_FIELD: [str(error)]},
         ) from error
     with transaction.atomic():
+        # The workspace's row first: its quota counts every pipeline's savepoints.
+        Workspace.objects.select_for_update().get(pk=pipeline.workspace_id)
         locked = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
         require_role(user=user, workspace=locked.workspace_id, minimum=Role.EDITOR)
+        _check_quota(locked, len(data))
         version = _version(locked, written_by)
         if current:
             _clear_current(locked)
@@ -109,6 +114,8 @@ def savepoint_upload(
             format_version=read.version,
             checkpoint_id=read.checkpoint_id,
             operator_count=len(read.operators),
+            read=read.to_json(),
+            read_by=READER_VERSION,
             is_current=current,
             written_by=version,
             uploaded_by=user,
@@ -118,6 +125,31 @@ def savepoint_upload(
         )
         _record(locked, user, uploaded)
         return savepoint
+
+
+def _check_quota(pipeline: Pipeline, size: int) -> None:
+    """Refuse an upload past the pipeline's number of savepoints or the workspace's bytes
+    (`SAVEPOINTS_PER_PIPELINE`, `SAVEPOINT_BYTES_PER_WORKSPACE`), saying how to make room."""
+    limit = settings.SAVEPOINTS_PER_PIPELINE
+    if Savepoint.objects.filter(pipeline=pipeline).count() >= limit:
+        raise Conflict(
+            f"This pipeline keeps {limit} savepoints, as many as it may: delete one it no "
+            "longer needs first.",
+            code="savepoint-quota",
+        )
+    budget = settings.SAVEPOINT_BYTES_PER_WORKSPACE
+    used = (
+        Savepoint.objects.filter(pipeline__workspace_id=pipeline.workspace_id).aggregate(
+            used=Sum("size")
+        )["used"]
+        or 0
+    )
+    if used + size > budget:
+        raise Conflict(
+            f"The workspace's savepoints take {used:,} of the {budget:,} bytes they may; this "
+            f"file of {size:,} bytes does not fit: delete savepoints no longer needed first.",
+            code="savepoint-quota",
+        )
 
 
 def savepoint_update(

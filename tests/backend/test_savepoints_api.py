@@ -23,9 +23,11 @@ from tests.backend.factories import (
     SAVEPOINTS,
     Team,
     client_for,
+    make_pipeline,
     make_savepoint,
     make_team,
     make_user,
+    make_workspace,
     savepoint_bytes,
 )
 
@@ -460,3 +462,50 @@ def test_a_stored_savepoint_this_reader_refuses_gives_a_conflict_not_an_error() 
     assert [s["label"] for s in listed.json()] == ["from last year"]
     assert team.client("editor").delete(f"{base}/savepoints/{stored.pk}/").status_code == 204
     assert client.get(f"{base}/versions/1/reviews/").status_code == 200
+
+
+def test_a_pipeline_keeps_a_bounded_number_of_savepoints(settings: Any) -> None:
+    settings.SAVEPOINTS_PER_PIPELINE = 2
+    team = make_team()
+    client = team.client("editor")
+    data = savepoint_bytes()
+    assert _upload(client, team.pipeline.pk, data).status_code == 201
+    assert _upload(client, team.pipeline.pk, data).status_code == 201
+
+    refused = _upload(client, team.pipeline.pk, data)
+
+    assert refused.status_code == 409
+    error = refused.json()["error"]
+    assert error["code"] == "savepoint-quota"
+    assert "keeps 2 savepoints" in error["message"]
+    assert Savepoint.objects.filter(pipeline=team.pipeline).count() == 2
+    # Room made, the upload goes in.
+    first = Savepoint.objects.filter(pipeline=team.pipeline).first()
+    assert first is not None
+    assert (
+        client.delete(f"/api/pipelines/{team.pipeline.pk}/savepoints/{first.pk}/").status_code
+        == 204
+    )
+    assert _upload(client, team.pipeline.pk, data).status_code == 201
+
+
+def test_a_workspace_keeps_a_bounded_number_of_bytes_over_its_pipelines(settings: Any) -> None:
+    data = savepoint_bytes()
+    settings.SAVEPOINT_BYTES_PER_WORKSPACE = 2 * len(data) + 10
+    team = make_team()
+    other = make_pipeline(workspace=team.workspace, created_by=team.owner)
+    client = team.client("editor")
+    assert _upload(client, team.pipeline.pk, data).status_code == 201
+    assert _upload(client, other.pk, data).status_code == 201
+
+    refused = _upload(client, other.pk, data)
+
+    assert refused.status_code == 409
+    error = refused.json()["error"]
+    assert error["code"] == "savepoint-quota"
+    assert f"take {2 * len(data):,} of the {2 * len(data) + 10:,} bytes" in error["message"]
+    # Another workspace has its own budget.
+    stranger = make_user(username="sam")
+    elsewhere = make_workspace(owner=stranger, name="Other", slug="other")
+    pipeline = make_pipeline(workspace=elsewhere, created_by=stranger)
+    assert _upload(client_for(stranger), pipeline.pk, data).status_code == 201

@@ -15,10 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler.state.savepoint import (
+    MAX_ENTRIES,
     MAX_OPERATOR_STATES,
-    MAX_SUBTASK_STATES,
     SUPPORTED_VERSIONS,
     OperatorState,
+    Savepoint,
     SavepointError,
     StateKind,
     read_savepoint,
@@ -336,18 +337,84 @@ def test_operator_states_are_capped_where_their_number_is_read() -> None:
     )
 
 
-def test_subtask_states_are_capped_over_all_operators() -> None:
-    full, rest = divmod(MAX_SUBTASK_STATES, 32768)
-    operators = [_operator(i, 32768, 32768) for i in range(full)] + [_operator(full, 32768, rest)]
+def test_every_list_draws_on_one_budget_of_entries() -> None:
+    # Ten operator states and their finished subtasks, exactly the budget between them.
+    last = MAX_ENTRIES - 10 - 9 * 32768
+    assert 0 <= last <= 32768
+    operators = [_operator(i, 32768, 32768) for i in range(9)] + [_operator(9, 32768, last)]
     at_cap = read_savepoint(_metadata(operators))
-    assert sum(o.subtasks for o in at_cap.operators) == MAX_SUBTASK_STATES
+    assert len(at_cap.operators) + sum(o.subtasks for o in at_cap.operators) == MAX_ENTRIES
 
-    operators[-1] = _operator(full, 32768, rest + 1)
+    operators[-1] = _operator(9, 32768, last + 1)
     error = _error(_metadata(operators))
 
     last_count_at = len(_HEADER) + 4 + sum(map(len, operators[:-1])) + 2 + 2 + 16 + 4 + 4 + 1
     assert error.offset == last_count_at
     assert str(error) == (
-        f"byte {last_count_at}: expected at most 2000000 subtask states over all operators "
-        f"(no Flink job has more subtasks), found {rest + 1} more after {full * 32768}"
+        f"byte {last_count_at}: expected at most {MAX_ENTRIES:,} entries in all lists of the "
+        f"file (no Flink job writes more), found {last + 1:,} subtask states after "
+        f"{MAX_ENTRIES - last:,}"
     )
+
+
+def _one_subtask(state: bytes) -> bytes:
+    """A savepoint of one operator whose one subtask holds `state` (its handles, from the
+    managed operator state on)."""
+    head = Out().utf("").utf("").raw(bytes(16)).i32(1).i32(1).u8(0).i32(1).i32(0)
+    return _metadata([head.bytes() + state])
+
+
+_NO_STATE_AFTER_KEYED = b"\x00" + bytes(8)  # no raw keyed state, no channel state
+
+
+@pytest.mark.parametrize(
+    ("shape", "state"),
+    [
+        (
+            "shared files of an incremental handle",
+            Out().i32(0).i32(0).u8(5).i64(1).utf("").i32(0).i32(1).u8(0).i32(MAX_ENTRIES)
+            .raw(b"\x00\x00\x00" * MAX_ENTRIES).i32(0).raw(_NO_STATE_AFTER_KEYED).bytes(),
+        ),
+        (
+            "named operator states",
+            Out().i32(1).u8(4).i32(MAX_ENTRIES).raw((b"\x00" * 7) * MAX_ENTRIES).u8(0)
+            .i32(0).u8(0).raw(_NO_STATE_AFTER_KEYED).bytes(),
+        ),
+        (
+            "changes of a changelog increment",
+            Out().i32(0).i32(0).u8(9).i32(0).i32(1).i64(0).i64(0).i32(MAX_ENTRIES)
+            .raw(bytes(8) * MAX_ENTRIES).utf("").raw(_NO_STATE_AFTER_KEYED).bytes(),
+        ),
+    ],
+)  # fmt: skip
+def test_a_list_past_the_budget_is_refused_before_it_is_read(shape: str, state: bytes) -> None:
+    data = _one_subtask(state)
+    count_at = data.index(MAX_ENTRIES.to_bytes(4, "big"))
+    error = _error(data)
+    # Refused where the count stands: before the first of its entries is read.
+    assert error.offset == count_at
+    assert "entries in all lists of the file" in str(error)
+    assert f"found {MAX_ENTRIES:,} {shape} after 2" in str(error)
+
+
+@pytest.mark.parametrize("name", SAVEPOINTS)
+def test_what_was_read_is_kept_as_json_and_read_back_the_same(name: str) -> None:
+    read = read_savepoint(FILES[name])
+    kept = json.loads(json.dumps(read.to_json()))
+    assert Savepoint.from_json(kept) == read
+
+
+def test_every_kind_of_state_and_finished_subtasks_survive_the_round_trip() -> None:
+    data = (
+        MetadataWriter(version=7)
+        .operator(
+            SUM_ID,
+            name="Sum",
+            uid="sum",
+            subtasks=[Subtask(0, keyed=10, operator_modes=(0, 1), operator_bytes=3)],
+        )
+        .operator("00" * 16, parallelism=2, subtasks=[Subtask(index=1, finished=True)])
+        .build()
+    )
+    read = read_savepoint(data)
+    assert Savepoint.from_json(json.loads(json.dumps(read.to_json()))) == read

@@ -25,10 +25,12 @@ the format version, then one of these serializers the rest), read from Flink's s
 A file this cannot read raises `SavepointError`, which says what was expected at which byte
 offset; nothing else escapes `read_savepoint`. Every count and length is checked against the
 bytes that remain before anything is allocated or looped over, and nesting is bounded, so a
-hostile file costs at most time and memory linear in its size. The number of operator states
-(`MAX_OPERATOR_STATES`) and of subtask states over all operators (`MAX_SUBTASK_STATES`) is
-capped too, well above what any Flink job writes, so that a small file of many minimal
-states cannot take seconds to read.
+hostile file costs at most time and memory linear in its size. Bytes the reader does not
+need (a handle's payload, key-group offsets) are skipped, not copied. And every loop draws
+on one budget, `MAX_ENTRIES`, spent when a count is read, before its first iteration: a
+file of millions of minimal entries (subtask states, named operator states, shared files,
+master states, changelog changes) is refused at once, where reading it entry by entry would
+take a minute.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from enum import Enum
-from typing import Final
+from typing import Any, Final
 
 from compiler.hashing import to_hex
 from compiler.model import Hash128
@@ -46,14 +48,22 @@ MAGIC: Final = 0x4960672D
 """`Checkpoints.HEADER_MAGIC_NUMBER`."""
 
 SUPPORTED_VERSIONS: Final = (3, 4, 5, 6, 7)
+READER_VERSION: Final = 2
+"""Raised whenever this reader reads a file differently (refuses more, finds more): a read
+kept from an older reader is read again from the file (2: the checkpoint properties are
+read to their end, and every list draws on `MAX_ENTRIES`)."""
 
 _MASTER_STATE_MAGIC: Final = 0xC96B1696
 _CHECKPOINT_PROPERTIES: Final = "org.apache.flink.runtime.checkpoint.CheckpointProperties"
 MAX_OPERATOR_STATES: Final = 65_536
 """A Flink job has at most thousands of operators, each with one operator state."""
-MAX_SUBTASK_STATES: Final = 2_000_000
-"""Subtask states over all operators (finished ones included): parallelism is at most 32768
-per operator, and no real job sums its operators' parallelism anywhere near this."""
+MAX_ENTRIES: Final = 300_000
+"""Entries of every list in the file together: master states, operator states, subtask
+states (finished ones included), named operator states, files of incremental and changelog
+handles, changelog parts and changes, channel state handles. A job of 150 operators at
+parallelism 1,000, each subtask with an operator and a keyed state, writes 300,000; real
+jobs stay far below. At a few microseconds an entry, the most a file can cost to read is
+about a second."""
 _MAX_NESTING: Final = 16
 """Handles inside handles (changelog keyed state, key groups over a stream): Flink nests
 them two or three deep; a file that nests deeper is not one Flink wrote."""
@@ -157,6 +167,67 @@ class Savepoint:
     size: int
     """Bytes of the metadata file."""
 
+    def to_json(self) -> dict[str, Any]:
+        """What was read, to be kept beside the file and read back by `from_json` (a check
+        then needs no second read of the file)."""
+        return {
+            "version": self.version,
+            "checkpointId": self.checkpoint_id,
+            "masterStates": list(self.master_states),
+            "size": self.size,
+            "operators": [
+                [
+                    o.hex_id,
+                    o.name,
+                    o.uid,
+                    o.parallelism,
+                    o.max_parallelism,
+                    o.subtasks,
+                    o.finished_subtasks,
+                    o.fully_finished,
+                    [[size.kind.value, size.bytes] for size in o.sizes],
+                    o.has_state,
+                ]
+                for o in self.operators
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Savepoint:
+        operators = tuple(
+            OperatorState(
+                operator_id=Hash128(int(hex_id, 16)),
+                name=name,
+                uid=uid,
+                parallelism=parallelism,
+                max_parallelism=max_parallelism,
+                subtasks=subtasks,
+                finished_subtasks=finished,
+                fully_finished=fully_finished,
+                sizes=tuple(StateSize(StateKind(kind), size) for kind, size in sizes),
+                has_state=has_state,
+            )
+            for (
+                hex_id,
+                name,
+                uid,
+                parallelism,
+                max_parallelism,
+                subtasks,
+                finished,
+                fully_finished,
+                sizes,
+                has_state,
+            ) in data["operators"]
+        )
+        return cls(
+            version=data["version"],
+            checkpoint_id=data["checkpointId"],
+            master_states=tuple(data["masterStates"]),
+            operators=operators,
+            size=data["size"],
+        )
+
 
 def read_savepoint(data: bytes) -> Savepoint:
     """The savepoint in `data` (a whole `_metadata` file); `SavepointError` if it is not one."""
@@ -190,12 +261,20 @@ class _Reader:
         self.pos = 0
         self.version = 0
         self.depth = 0
-        self.subtask_states = 0
+        self.entries = 0
 
     # -- primitives ---------------------------------------------------------------------
 
     def remaining(self) -> int:
         return len(self.data) - self.pos
+
+    def skip(self, count: int, what: str) -> None:
+        """Pass over `count` bytes the reader does not need, without copying them."""
+        if count > self.remaining():
+            raise SavepointError(
+                self.pos, f"{count} bytes ({what})", f"the file ends after {self.remaining()}"
+            )
+        self.pos += count
 
     def take(self, count: int, what: str) -> bytes:
         if count > self.remaining():
@@ -231,8 +310,26 @@ class _Reader:
             raise SavepointError(start, f"{what} as modified UTF-8", "bytes that are not") from None
 
     def count(self, what: str, element_bytes: int) -> int:
-        """A non-negative int32 count of elements of at least `element_bytes` bytes each, no
-        more than the rest of the file can hold."""
+        """A non-negative int32 count of list entries of at least `element_bytes` bytes each,
+        no more than the rest of the file can hold, spent from the budget of entries."""
+        start = self.pos
+        value = self.length(what, element_bytes)
+        self.spend(value, what, start)
+        return value
+
+    def spend(self, entries: int, what: str, start: int) -> None:
+        self.entries += entries
+        if self.entries > MAX_ENTRIES:
+            raise SavepointError(
+                start,
+                f"at most {MAX_ENTRIES:,} entries in all lists of the file (no Flink job "
+                "writes more)",
+                f"{entries:,} {what} after {self.entries - entries:,}",
+            )
+
+    def length(self, what: str, element_bytes: int) -> int:
+        """A non-negative int32 length of elements of `element_bytes` bytes each (bytes, or
+        an array read in one piece), no more than the rest of the file can hold."""
         start = self.pos
         value = self.i32(f"the number of {what}")
         if value < 0:
@@ -305,7 +402,7 @@ class _Reader:
         end = self.pos + length
         self.i32("a master state's version")
         name = self.utf("a master state's name")
-        self.take(self.count("bytes of a master state", 1), "a master state's bytes")
+        self.skip(self.length("bytes of a master state", 1), "a master state's bytes")
         if self.pos != end:
             raise SavepointError(self.pos, f"the end of the master state at byte {end}")
         return name
@@ -375,14 +472,7 @@ class _Reader:
                 f"a number of subtask states that fits in the {self.remaining()} bytes left",
                 str(subtasks),
             )
-        self.subtask_states += subtasks
-        if self.subtask_states > MAX_SUBTASK_STATES:
-            raise SavepointError(
-                subtasks_at,
-                f"at most {MAX_SUBTASK_STATES} subtask states over all operators "
-                "(no Flink job has more subtasks)",
-                f"{subtasks} more after {self.subtask_states - subtasks}",
-            )
+        self.spend(subtasks, "subtask states", subtasks_at)
         for _ in range(subtasks):
             index_at = self.pos
             index = self.i32("a subtask index")
@@ -441,8 +531,8 @@ class _Reader:
         try:
             if kind == 1:
                 self.utf("a byte stream handle's name")
-                length = self.count("bytes of a byte stream handle", 1)
-                self.take(length, "a byte stream handle's bytes")
+                length = self.length("bytes of a byte stream handle", 1)
+                self.skip(length, "a byte stream handle's bytes")
                 return ("bytes", length)
             if kind == 2:
                 size = self.i64("a file's state size")
@@ -475,7 +565,7 @@ class _Reader:
     def key_groups(self, what: str) -> int:
         """Key-group range and offsets, then the stream that holds them: its size."""
         self.i32(f"the first key group of {what}")
-        self.take(8 * self.count(f"key groups of {what}", 8), f"the key-group offsets of {what}")
+        self.skip(8 * self.length(f"key groups of {what}", 8), f"the key-group offsets of {what}")
         return self.sized_stream_handle(what)
 
     def operator_handle(self, subtask: _Subtask, *, managed: bool) -> None:
@@ -493,7 +583,7 @@ class _Reader:
             if mode >= len(_OPERATOR_MODES):
                 raise SavepointError(mode_at, "a distribution mode (0, 1 or 2)", str(mode))
             modes.append(_OPERATOR_MODES[mode])
-            self.take(8 * self.count("operator state offsets", 8), "operator state offsets")
+            self.skip(8 * self.length("operator state offsets", 8), "operator state offsets")
         if kind == 17:
             self.utf("a file-merging handle's task-owned directory")
             self.utf("a file-merging handle's shared directory")
@@ -565,8 +655,8 @@ class _Reader:
             size = 0
             for _ in range(self.count("changes of a changelog increment", 8)):
                 self.i32("a change's key group")
-                length = self.count("bytes of a change", 1)
-                self.take(length, "a change's bytes")
+                length = self.length("bytes of a change", 1)
+                self.skip(length, "a change's bytes")
                 size += length
             self.utf("a changelog increment's id")
             return size
@@ -597,7 +687,7 @@ class _Reader:
             self.i32("a merged channel handle's subtask index")
             size = self.i64("a merged channel handle's state size")
             self.sized_stream_handle("a merged channel handle's stream")
-            self.take(self.count("bytes of channel offsets", 1), "channel offsets")
+            self.skip(self.length("bytes of channel offsets", 1), "channel offsets")
             return size
         raise SavepointError(
             start, f"an {kind.value} state handle type ({plain} or {merged})", str(tag)
@@ -607,7 +697,7 @@ class _Reader:
         self.i32("a channel handle's subtask index")
         self.i32("a channel handle's gate or partition index")
         self.i32("a channel handle's channel or subpartition index")
-        self.take(8 * self.count("channel handle offsets", 8), "channel handle offsets")
+        self.skip(8 * self.length("channel handle offsets", 8), "channel handle offsets")
         size = self.i64("a channel handle's state size")
         self.sized_stream_handle("a channel handle's stream")
         return size
