@@ -210,30 +210,32 @@ def rest_median(url: str, token: str, rounds: int = 10) -> float:
     return statistics.median(times)
 
 
-async def open_snapshot(url: str) -> tuple[Any, int, float]:
+async def open_snapshot(url: str, token: str) -> tuple[Any, int, float]:
     """Open a socket and wait for its snapshot: the socket, the revision, and the time from
     opening to the snapshot read (ms)."""
     from websockets.asyncio.client import connect
 
     started = time.perf_counter()
-    ws = await connect(url, max_size=None)
+    ws = await connect(url, max_size=None, additional_headers={"Authorization": f"Token {token}"})
     while True:
         message = json.loads(await ws.recv())
         if message["type"] == "snapshot":
             return ws, message["revision"], (time.perf_counter() - started) * 1000
 
 
-async def open_snapshots(url: str, count: int) -> list[float]:
+async def open_snapshots(url: str, token: str, count: int) -> list[float]:
     """The time to each of `count` snapshots, one socket after the other (ms)."""
     times = []
     for _ in range(count):
-        ws, _, took = await open_snapshot(url)
+        ws, _, took = await open_snapshot(url, token)
         await ws.close()
         times.append(took)
     return times
 
 
-async def measure(url: str, clients: int, script: list[dict[str, Any]]) -> dict[str, float]:
+async def measure(
+    url: str, token: str, clients: int, script: list[dict[str, Any]]
+) -> dict[str, float]:
     received: list[dict[str, float]] = [{} for _ in range(clients)]
     sent: dict[str, float] = {}
     done: dict[str, asyncio.Event] = {}
@@ -242,7 +244,7 @@ async def measure(url: str, clients: int, script: list[dict[str, Any]]) -> dict[
     opening: list[float] = []
     revision = 0
     for _ in range(clients):
-        ws, revision, took = await open_snapshot(url)
+        ws, revision, took = await open_snapshot(url, token)
         connections.append(ws)
         opening.append(took)
 
@@ -339,17 +341,16 @@ def main() -> None:
             runs: dict[tuple[int, int], list[dict[str, float]]] = {}
             for number in range(args.rounds):
                 for size in sizes:
-                    url = (
-                        f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size][number]}/"
-                        f"?deltas=2&token={token}"
-                    )
+                    url = f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size][number]}/?deltas=2"
                     document = pipeline_document(size)
                     # 100 clients only where it says something new: the smallest pipeline.
                     counts = client_counts if size == sizes[0] and number == 0 else []
                     for clients in counts or [SCALE_CLIENTS]:
                         # uvloop (installed with uvicorn[standard]) keeps this one client
                         # process, which plays up to 100 browsers, from being the bottleneck.
-                        figures = uvloop.run(measure(url, clients, edits(args.edits, document)))
+                        figures = uvloop.run(
+                            measure(url, token, clients, edits(args.edits, document))
+                        )
                         runs.setdefault((size, clients), []).append(figures)
             scale: dict[int, list[float]] = {}
             for (size, clients), measured in runs.items():
@@ -382,10 +383,10 @@ def main() -> None:
             print(f"{'operators':>10}{'summary':>10}{'document':>10}{'snapshot':>10}")
             for size in sizes:
                 api = f"http://127.0.0.1:{port}/api/pipelines/{pipelines[size][0]}/"
-                ws_url = f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size][0]}/?deltas=2&token={token}"
+                ws_url = f"ws://127.0.0.1:{port}/ws/pipelines/{pipelines[size][0]}/?deltas=2"
                 summary = rest_median(api + "summary/", token)
                 whole = rest_median(api, token)
-                snapshot = statistics.median(uvloop.run(open_snapshots(ws_url, 10)))
+                snapshot = statistics.median(uvloop.run(open_snapshots(ws_url, token, 10)))
                 print(f"{size:>10}{summary:10.1f}{whole:10.1f}{snapshot:10.1f}")
             if len(scale) > 1:
                 smallest, largest = min(scale), max(scale)

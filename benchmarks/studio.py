@@ -168,8 +168,9 @@ async def follow(host: str, token: str, run: int, *, timeout: float = 3600) -> F
     from websockets.asyncio.client import connect
 
     deadline = time.monotonic() + timeout
-    url = f"ws://{host}/ws/runs/{run}/?token={token}"
-    async with connect(url, max_size=None) as ws:
+    url = f"ws://{host}/ws/runs/{run}/"
+    signed_in = {"Authorization": f"Token {token}"}
+    async with connect(url, max_size=None, additional_headers=signed_in) as ws:
         first = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
         if first["type"] != "snapshot":
             raise StudioError(f"the run monitor sent {first['type']} before its snapshot")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -28,6 +29,7 @@ from accounts.serializers import (
     MembershipSerializer,
     RegisteredSerializer,
     RegisterSerializer,
+    SocketTicketSerializer,
     TokenRequestSerializer,
     TokenSerializer,
     UserRefSerializer,
@@ -114,6 +116,27 @@ class TokenApi(APIView):
     def delete(self, request: Request) -> Response:
         services.token_delete(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SocketTicketApi(APIView):
+    @extend_schema(
+        operation_id="auth_socket_ticket",
+        tags=["auth"],
+        request=None,
+        responses={201: SocketTicketSerializer, **error_responses(401)},
+        summary="A single-use ticket to open one websocket (`?ticket=`)",
+        description="Good for SOCKET_TICKET_SECONDS and one socket, which then stands on "
+        "the credential this request was made with: signing out closes it. The URL of a "
+        "websocket holds no lasting secret this way.",
+    )
+    def post(self, request: Request) -> Response:
+        ticket = services.socket_ticket_create(
+            request_user=request.user,
+            auth=request.auth,
+            session_key=request.session.session_key if request.auth is None else None,
+        )
+        body = {"ticket": ticket, "expiresIn": settings.SOCKET_TICKET_SECONDS}
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class MeApi(APIView):

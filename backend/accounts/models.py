@@ -60,3 +60,23 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.workspace} ({self.role})"
+
+
+class SocketTicket(models.Model):
+    """A single-use pass to open one websocket, so no lasting secret goes in a socket's URL
+    (where servers and proxies log it). Only its digest is stored; it is deleted when used
+    and good for `SOCKET_TICKET_SECONDS` only (`accounts.tokens`)."""
+
+    digest = models.CharField(max_length=64, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    token_key = models.CharField(max_length=40, blank=True)
+    """The API token the ticket was asked with, if any: the socket then lives as long as it."""
+    session_key = models.CharField(max_length=40, blank=True)
+    """Else the session it was asked in: the socket closes when it signs out."""
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = (models.Index(fields=["expires_at"], name="socket_ticket_expiry"),)
+
+    def __str__(self) -> str:
+        return f"socket ticket of user {self.user_id}"

@@ -21,6 +21,11 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
 
 
+class SocketTicketSerializer(serializers.Serializer):
+    ticket = serializers.CharField(help_text="Open the socket with `?ticket=<ticket>`.")
+    expiresIn = serializers.IntegerField(help_text="Seconds it may wait to be used.")
+
+
 class RegisterSerializer(TokenRequestSerializer):
     """The same fields as signing in, so what registers is what signs in."""
 

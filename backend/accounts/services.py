@@ -24,6 +24,7 @@ from accounts.events import MemberAddedRecord, MemberRemovedRecord, MemberRoleCh
 from accounts.models import Membership, Role, Workspace
 from accounts.permissions import authenticated_user, require_role
 from accounts.selectors import MEMBER_NOT_FOUND
+from accounts.tokens import socket_ticket_issue, token_expired
 from audit.events import Recorded
 from audit.services import audit_record
 from config.errors import Conflict, InvalidRequest, NotAuthenticated, NotFound
@@ -40,12 +41,29 @@ class InvalidCredentials(InvalidRequest):
 
 
 def token_obtain(*, username: str, password: str) -> str:
-    """The API token of the user with these credentials (created on first use)."""
+    """The API token of the user with these credentials (created on first use, and made
+    anew once it has expired)."""
     user = authenticate(username=username, password=password)
     if user is None:
         raise InvalidCredentials()
-    token, _ = Token.objects.get_or_create(user=user)
-    return token.key
+    with transaction.atomic():
+        token = Token.objects.select_for_update().filter(user=user).first()
+        if token is not None and token_expired(token):
+            token.delete()
+            token = None
+        if token is None:
+            token = Token.objects.create(user=user)
+    return str(token.key)
+
+
+def socket_ticket_create(
+    *, request_user: AbstractBaseUser | AnonymousUser, auth: object, session_key: str | None
+) -> str:
+    """A single-use ticket to open one websocket as the signed-in user, tied to the credential
+    of this request (its API token, else its session), so signing out closes that socket."""
+    user = authenticated_user(request_user)
+    token_key = auth.key if isinstance(auth, Token) else ""
+    return socket_ticket_issue(user=user, token_key=token_key, session_key=session_key or "")
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ from redis.exceptions import RedisError
 from rest_framework.authtoken.models import Token
 
 from accounts.models import Membership
+from accounts.tokens import live_token
 from config.namespacing import redis_namespace
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -121,12 +122,14 @@ def _user_saved(sender: object, instance: User, created: bool, **_: Any) -> None
 
 def credential_signs_in(*, user_id: int, token_key: str | None, session_key: str | None) -> bool:
     """Whether the credential a socket connected with still signs its user in: the token
-    exists, or the session does and names the user with their current password's hash."""
+    exists and has not expired, or the session does and names the user with their current
+    password's hash."""
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None:
         return False
     if token_key is not None:
-        return Token.objects.filter(key=token_key, user_id=user_id).exists()
+        token = live_token(token_key)
+        return token is not None and token.user_id == user_id
     if session_key is None:
         return False
     session = SessionStore(session_key=session_key)

@@ -7,6 +7,7 @@ urlpatterns = [
     path("auth/register/", apis.RegisterApi.as_view(), name="auth-register"),
     path("auth/token/", apis.TokenApi.as_view(), name="auth-token"),
     path("auth/me/", apis.MeApi.as_view(), name="auth-me"),
+    path("auth/socket-ticket/", apis.SocketTicketApi.as_view(), name="auth-socket-ticket"),
     path("workspaces/", apis.WorkspaceListApi.as_view(), name="workspace-list"),
     path(
         "workspaces/<id:workspace_id>/", apis.WorkspaceDetailApi.as_view(), name="workspace-detail"

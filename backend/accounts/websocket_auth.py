@@ -1,16 +1,21 @@
-"""Websocket authentication: the session cookie, or `?token=<API token>`.
+"""Websocket authentication: the session cookie, a single-use `?ticket=`, or an
+`Authorization: Token <token>` header.
 
-Browsers send the session cookie with every socket a page opens, and always an `Origin`
-header: a cookie-based connection is only believed from the site's own origin (the scheme,
-host and port the socket was opened on) or one of `TRUSTED_ORIGINS`, so a page on another
-origin cannot use a signed-in user's cookie (cross-site websocket hijacking). Scheme, host
-and port are all compared: `http://127.0.0.1:6666` is not `http://127.0.0.1:8000`. Token
-connections carry their credential in the URL, so no page can make them on a user's
-behalf, and need no origin check.
+A browser's page asks `POST /api/auth/socket-ticket/` for a ticket and opens the socket with
+it: the URL, which servers and proxies write to their logs, then holds nothing that signs
+anyone in again (`accounts.tokens`). A client that can set headers (a script, a test) may
+send its API token in the `Authorization` header instead. A token in the query string is
+not read. Browsers also send the session cookie with every socket a page opens, and always
+an `Origin` header: a cookie-based connection is only believed from the site's own origin
+(the scheme, host and port the socket was opened on) or one of `TRUSTED_ORIGINS`, so a page
+on another origin cannot use a signed-in user's cookie (cross-site websocket hijacking).
+Scheme, host and port are all compared: `http://127.0.0.1:6666` is not
+`http://127.0.0.1:8000`. A ticket or a header is a credential no other page can send on a
+user's behalf, so they need no origin check.
 
-The scope also records how the connection authenticated (`auth_by_token`, the session's
-key), so signing out or revoking a token can close exactly the sockets it opened
-(`accounts.sockets`).
+The scope also records which credential the connection stands on (`auth_by_token` with
+`token_key`, else the session's key, for a ticket the credential it was asked with), so
+signing out or revoking a token closes exactly the sockets it opened (`accounts.sockets`).
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.contrib.sessions.backends.db import SessionStore
 from django.http.request import split_domain_port, validate_host
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import Redeemed, live_token, socket_ticket_redeem
 from config.proxies import forwarded_values, scope_headers
 
 Scope = dict[str, Any]
@@ -36,30 +42,54 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 @database_sync_to_async
 def _user_for_token(key: str) -> Any:
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
-        return AnonymousUser()
-    return token.user
+    token = live_token(key)
+    return AnonymousUser() if token is None else token.user
+
+
+@database_sync_to_async
+def _redeem(ticket: str) -> Redeemed | None:
+    return socket_ticket_redeem(ticket)
+
+
+def _header_token(scope: Scope) -> str | None:
+    kind, _, key = scope_headers(scope.get("headers", [])).get("authorization", "").partition(" ")
+    return key.strip() if kind.lower() == "token" and key.strip() else None
 
 
 class TokenAuthMiddleware:
-    """ASGI middleware: sets `scope["user"]` from `?token=`, or drops a foreign origin's."""
+    """ASGI middleware: sets `scope["user"]` from a `?ticket=` or an `Authorization` token,
+    or drops a foreign origin's cookie."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> Any:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        keys = query.get("token")
-        if keys:
-            user = await _user_for_token(keys[0])
-            scope = dict(scope, user=user, auth_by_token=True, token_key=keys[0])
+        tickets = query.get("ticket")
+        header_key = _header_token(scope)
+        if tickets:
+            scope = await _ticket_scope(scope, tickets[0])
+        elif header_key is not None:
+            user = await _user_for_token(header_key)
+            scope = dict(scope, user=user, auth_by_token=True, token_key=header_key)
         elif not origin_allowed(scope):
             # Closed with 4403 if the cookie would have signed someone in, else 4401.
             user = scope.get("user")
             signed_in = user is not None and user.is_authenticated
             scope = dict(scope, user=AnonymousUser(), foreign_origin=signed_in)
         return await self.inner(scope, receive, send)
+
+
+async def _ticket_scope(scope: Scope, ticket: str) -> Scope:
+    """The scope of a socket opened with a ticket: its user, standing on the credential the
+    ticket was asked with."""
+    redeemed = await _redeem(ticket)
+    if redeemed is None:
+        return dict(scope, user=AnonymousUser())
+    if redeemed.token_key:
+        return dict(scope, user=redeemed.user, auth_by_token=True, token_key=redeemed.token_key)
+    session = SessionStore(session_key=redeemed.session_key)
+    return dict(scope, user=redeemed.user, auth_by_token=False, session=session)
 
 
 def origin_allowed(scope: Scope) -> bool:
@@ -117,5 +147,6 @@ def _matches(origin: Origin, trusted: str) -> bool:
 
 
 def websocket_auth_stack(inner: Any) -> Any:
-    """Session auth first; a `?token=` (or a foreign origin) then overrides the user."""
+    """Session auth first; a ticket or a token header (or a foreign origin) then overrides
+    the user."""
     return AuthMiddlewareStack(TokenAuthMiddleware(inner))

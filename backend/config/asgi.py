@@ -15,7 +15,10 @@ from django.conf import settings  # noqa: E402
 
 from accounts.websocket_auth import websocket_auth_stack  # noqa: E402
 from config.body_limit import limit_request_bodies  # noqa: E402
+from config.logs import redact_server_logs  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
+
+redact_server_logs()
 
 # Everything loaded so far lives as long as the process: keep it out of the cyclic
 # collector's full passes, which would otherwise walk it on every gen-2 collection and

@@ -274,6 +274,10 @@ PIPELINE_MAX_DOCUMENT_BYTES = int(
 )
 SAVEPOINT_MAX_BYTES = int(os.environ.get("SAVEPOINT_MAX_BYTES", str(64 * 1024 * 1024)))
 """The largest savepoint `_metadata` file a pipeline takes (an upload is read up to this)."""
+API_TOKEN_MAX_AGE_SECONDS = int(os.environ.get("API_TOKEN_MAX_AGE_SECONDS", str(30 * 24 * 3600)))
+"""An API token's life from signing in; then the client signs in again for a new one."""
+SOCKET_TICKET_SECONDS = int(os.environ.get("SOCKET_TICKET_SECONDS", "60"))
+"""How long a websocket ticket (`POST /api/auth/socket-ticket/`) may wait to be used."""
 SAVEPOINTS_PER_PIPELINE = int(os.environ.get("SAVEPOINTS_PER_PIPELINE", "50"))
 """Savepoints a pipeline keeps at most: an upload past it is refused until one is deleted."""
 SAVEPOINT_BYTES_PER_WORKSPACE = int(
@@ -311,7 +315,7 @@ PIPELINE_MAX_EDGES = int(os.environ.get("PIPELINE_MAX_EDGES", "20000"))
 REST_FRAMEWORK = {
     # Token first: its `WWW-Authenticate` header makes anonymous requests 401, not 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

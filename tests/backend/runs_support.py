@@ -126,11 +126,11 @@ class Client:
 
 
 async def connect(run_id: int, user: User | None) -> tuple[bool, int | None, Client]:
-    query = ""
+    headers = []
     if user is not None:
         token, _ = await database_sync_to_async(Token.objects.get_or_create)(user=user)
-        query = f"?token={token.key}"
-    communicator = WebsocketCommunicator(application, f"/ws/runs/{run_id}/{query}")
+        headers = [(b"authorization", f"Token {token.key}".encode())]
+    communicator = WebsocketCommunicator(application, f"/ws/runs/{run_id}/", headers=headers)
     connected, code = await open_socket(communicator)
     return connected, code, Client(communicator)
 
@@ -255,7 +255,9 @@ async def follow(
 
     from websockets.asyncio.client import connect as ws_connect
 
-    async with ws_connect(f"ws://{server}/ws/runs/{run_id}/?token={token}") as ws:
+    async with ws_connect(
+        f"ws://{server}/ws/runs/{run_id}/", additional_headers={"Authorization": f"Token {token}"}
+    ) as ws:
         snapshot = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
         assert snapshot["type"] == "snapshot"
         state, updates = snapshot["run"], []

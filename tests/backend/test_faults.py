@@ -121,7 +121,10 @@ class Editor:
 
 
 async def joined(server: str, pipeline_id: int, token: str) -> Editor:
-    socket = await connect(f"ws://{server}/ws/pipelines/{pipeline_id}/?deltas=2&token={token}")
+    socket = await connect(
+        f"ws://{server}/ws/pipelines/{pipeline_id}/?deltas=2",
+        additional_headers={"Authorization": f"Token {token}"},
+    )
     editor = Editor(socket)
     while editor.revision < 0:
         await editor.take(1)
@@ -223,7 +226,10 @@ def test_a_watched_run_ends_across_a_redis_restart(
     wait_for(lambda: run_status(run["id"]) == "RUNNING", 60, "the run starting")
 
     async def watch() -> dict[str, Any]:
-        async with connect(f"ws://{server}/ws/runs/{run['id']}/?token={token}") as socket:
+        async with connect(
+            f"ws://{server}/ws/runs/{run['id']}/",
+            additional_headers={"Authorization": f"Token {token}"},
+        ) as socket:
             state = json.loads(await asyncio.wait_for(socket.recv(), timeout=10))["run"]
             private_redis.kill()
             await asyncio.sleep(2)

@@ -73,7 +73,8 @@ class Inbox:
 
 async def open_inbox(user: User) -> Inbox:
     token, _ = await database_sync_to_async(Token.objects.get_or_create)(user=user)
-    communicator = WebsocketCommunicator(application, f"/ws/inbox/?token={token.key}")
+    headers = [(b"authorization", f"Token {token.key}".encode())]
+    communicator = WebsocketCommunicator(application, "/ws/inbox/", headers=headers)
     opened, code = await open_socket(communicator)
     assert opened, code
     inbox = Inbox(communicator)

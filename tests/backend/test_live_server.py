@@ -130,11 +130,18 @@ def test_two_users_co_edit_version_and_diff_over_http_and_websockets(server: str
     )
     assert status == 201, version
 
+    # The sockets open as the browser opens them: with a single-use ticket each.
+    tickets = {}
+    for name, client in (("alice", alice), ("bob", bob)):
+        status, body = client.call("POST", "/api/auth/socket-ticket/")
+        assert status == 201, body
+        tickets[name] = body["ticket"]
+
     async def co_edit() -> None:
-        url = f"ws://{server}/ws/pipelines/{pipeline['id']}/?deltas=2&token="
+        url = f"ws://{server}/ws/pipelines/{pipeline['id']}/?deltas=2&ticket="
         async with (
-            connect(url + tokens["alice"]) as ws_alice,
-            connect(url + tokens["bob"]) as ws_bob,
+            connect(url + tickets["alice"]) as ws_alice,
+            connect(url + tickets["bob"]) as ws_bob,
         ):
             snapshot = await next_message(ws_alice, "snapshot")
             await next_message(ws_bob, "snapshot")
@@ -274,16 +281,17 @@ def test_clients_that_leave_together_leave_no_one_present(server: str) -> None:
         {"workspace": workspace["id"], "name": "Crowd", "document": make_document()},
     )
     assert status == 201, pipeline
-    url = f"ws://{server}/ws/pipelines/{pipeline['id']}/?deltas=2&token={token}"
+    url = f"ws://{server}/ws/pipelines/{pipeline['id']}/?deltas=2"
+    signed_in = {"Authorization": f"Token {token}"}
 
     async def present_after_all_left() -> list[dict[str, Any]]:
-        crowd = [await connect(url) for _ in range(16)]
+        crowd = [await connect(url, additional_headers=signed_in) for _ in range(16)]
         for ws in crowd:
             await next_message(ws, "snapshot")
         await asyncio.gather(*(ws.close() for ws in crowd))
         presence: list[dict[str, Any]] = []
         for _ in range(20):  # the server handles each close within moments
-            async with connect(url) as newcomer:
+            async with connect(url, additional_headers=signed_in) as newcomer:
                 presence = (await next_message(newcomer, "snapshot"))["presence"]
             if len(presence) == 1:
                 break

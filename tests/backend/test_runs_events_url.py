@@ -118,7 +118,9 @@ async def watch_until_named(server: str, token: str, run_id: int) -> tuple[float
     """When the run page first showed a task launched, when it first showed the events
     problem, and the problem."""
     launched: float | None = None
-    async with connect(f"ws://{server}/ws/runs/{run_id}/?token={token}") as ws:
+    async with connect(
+        f"ws://{server}/ws/runs/{run_id}/", additional_headers={"Authorization": f"Token {token}"}
+    ) as ws:
         snapshot = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
         state = snapshot["run"]
         while True:

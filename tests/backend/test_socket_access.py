@@ -105,9 +105,10 @@ async def _token(user: User) -> str:
 async def open_pipeline(team: Team, role: str, *, headers: Any = None) -> Socket:
     user = team.user(role)
     assert user is not None
-    query = "" if headers else f"?token={await _token(user)}"
+    if not headers:
+        headers = [(b"authorization", f"Token {await _token(user)}".encode())]
     communicator = WebsocketCommunicator(
-        application, f"/ws/pipelines/{team.pipeline.pk}/{query}", headers=headers or []
+        application, f"/ws/pipelines/{team.pipeline.pk}/", headers=headers
     )
     opened, code = await open_socket(communicator)
     assert opened, code
@@ -119,9 +120,8 @@ async def open_pipeline(team: Team, role: str, *, headers: Any = None) -> Socket
 async def open_run(team: Team, role: str, run_id: int) -> Socket:
     user = team.user(role)
     assert user is not None
-    communicator = WebsocketCommunicator(
-        application, f"/ws/runs/{run_id}/?token={await _token(user)}"
-    )
+    headers = [(b"authorization", f"Token {await _token(user)}".encode())]
+    communicator = WebsocketCommunicator(application, f"/ws/runs/{run_id}/", headers=headers)
     opened, code = await open_socket(communicator)
     assert opened, code
     socket = Socket(communicator)

@@ -210,7 +210,9 @@ def test_any_burst_of_messages_leaves_an_open_socket_and_a_readable_document(
             lambda: Token.objects.get_or_create(user=team.editor)[0].key
         )()
         communicator = WebsocketCommunicator(
-            application, f"/ws/pipelines/{team.pipeline.pk}/?token={token}"
+            application,
+            f"/ws/pipelines/{team.pipeline.pk}/",
+            headers=[(b"authorization", f"Token {token}".encode())],
         )
         assert await open_socket(communicator) == (True, None)
         await received_until_quiet(communicator)  # the snapshot and presence
@@ -251,7 +253,11 @@ def test_the_run_socket_answers_anything_in_its_protocol(team: Team, burst: list
 
     async def scenario() -> None:
         run_id, token = await database_sync_to_async(a_run)()
-        communicator = WebsocketCommunicator(application, f"/ws/runs/{run_id}/?token={token}")
+        communicator = WebsocketCommunicator(
+            application,
+            f"/ws/runs/{run_id}/",
+            headers=[(b"authorization", f"Token {token}".encode())],
+        )
         assert await open_socket(communicator) == (True, None)
         for text in burst:
             await send_text(communicator, text)

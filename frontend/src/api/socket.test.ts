@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { fakeServer } from "../test-support/sockets";
+import { ApiError } from "./http";
 import { RETRY_DELAYS_MS, ReconnectingSocket, type ReconnectingSocketOptions } from "./socket";
 
 function connected(options: Partial<ReconnectingSocketOptions> = {}) {
@@ -104,5 +105,43 @@ describe("the reconnecting socket", () => {
     clock.fire();
     expect(sockets[0]?.sent).toHaveLength(2);
     expect(sockets[1]?.sent).toEqual([]);
+  });
+
+  it("waits for a ticketed URL, and opens only the latest connect's", async () => {
+    let resolve: (url: string) => void = () => undefined;
+    const { socket, sockets } = connected({
+      url: () =>
+        new Promise<string>((done) => {
+          resolve = done;
+        }),
+    });
+    expect(sockets).toHaveLength(0);
+    resolve("ws://test/ws/things/1/?ticket=a");
+    await Promise.resolve();
+    expect(sockets.map((s) => s.url)).toEqual(["ws://test/ws/things/1/?ticket=a"]);
+    socket.close();
+    socket.connect();
+    socket.close();
+    resolve("ws://test/ws/things/1/?ticket=b");
+    await Promise.resolve();
+    expect(sockets).toHaveLength(1);
+  });
+
+  it("ends when the ticket is refused as signed out, and retries when it cannot be asked", async () => {
+    const refused = connected({ url: () => Promise.reject(new ApiError(401, "x", "no")) });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(refused.events).toEqual(["refused You are signed out. Sign in again to look at it."]);
+    expect(refused.clock.timers.size).toBe(0);
+
+    const unreachable = connected({
+      url: () => Promise.reject(new ApiError(0, "network", "down")),
+    });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(unreachable.events).toEqual([
+      "reconnecting The connection to the server was lost; reconnecting…",
+    ]);
+    expect(unreachable.clock.timers.size).toBe(1);
   });
 });

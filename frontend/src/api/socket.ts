@@ -14,7 +14,8 @@
  * asks the server for a fresh snapshot (`resync`).
  */
 
-import { refusalText } from "./closeCodes";
+import { CLOSE_UNAUTHENTICATED, refusalText } from "./closeCodes";
+import { ApiError, request } from "./http";
 
 export const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000] as const;
 
@@ -35,16 +36,20 @@ export interface Clock {
 const OPEN = 1;
 /** A close this side asked for. */
 const NORMAL_CLOSURE = 1000;
+/** A connection lost without a close frame (as a browser reports it). */
+const ABNORMAL_CLOSURE = 1006;
 
 /**
- * The URL of the socket at `/ws/<path>/` of this page's server, signed in with `token`.
- * `deltas=2`: this page applies plan deltas with `rename` and `xor` (`graph/liveplan.ts`);
- * the server sends pages that do not say so a snapshot instead of such a delta.
+ * The URL of the socket at `/ws/<path>/` of this page's server, signed in with a single-use
+ * ticket asked for just before (`POST /api/auth/socket-ticket/`), so the URL, which servers
+ * log, holds no lasting secret. `deltas=2`: this page applies plan deltas with `rename` and
+ * `xor` (`graph/liveplan.ts`); the server sends pages that do not say so a snapshot instead
+ * of such a delta. A refused ticket (signed out) rejects with the `ApiError` of its 401.
  */
-export function socketUrl(path: string, token: string | null): string {
+export async function socketUrl(path: string): Promise<string> {
+  const { ticket } = await request<{ readonly ticket: string }>("POST", "auth/socket-ticket/");
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-  const signedIn = token === null ? "" : `&token=${encodeURIComponent(token)}`;
-  return `${scheme}://${window.location.host}/ws/${path}/?deltas=2${signedIn}`;
+  return `${scheme}://${window.location.host}/ws/${path}/?deltas=2&ticket=${encodeURIComponent(ticket)}`;
 }
 
 /** A browser WebSocket behind the socket's narrow interface. */
@@ -73,8 +78,8 @@ export function openWebSocket(url: string): SocketLike {
 }
 
 export interface ReconnectingSocketOptions {
-  /** The URL to open, asked again on every reconnect (the token may have changed). */
-  readonly url: () => string;
+  /** The URL to open, asked again on every reconnect (a ticket is good for one socket). */
+  readonly url: () => string | Promise<string>;
   /** What is refused, and what for, in the words of `refusalText` ("pipeline", "edit"). */
   readonly what: string;
   readonly purpose: string;
@@ -97,12 +102,43 @@ export class ReconnectingSocket {
   private retries = 0;
   private retryTimer: number | null = null;
   private closed = false;
+  /** Counts connects, so a URL that arrives after a newer connect (or close) is dropped. */
+  private attempt = 0;
 
   constructor(private readonly options: ReconnectingSocketOptions) {}
 
   connect(): void {
     this.closed = false;
-    const socket = (this.options.open ?? openWebSocket)(this.options.url());
+    this.attempt += 1;
+    const attempt = this.attempt;
+    let url: string | Promise<string>;
+    try {
+      url = this.options.url();
+    } catch (error) {
+      url = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (typeof url === "string") {
+      this.open(url);
+      return;
+    }
+    url.then(
+      (resolved) => {
+        if (!this.closed && attempt === this.attempt) {
+          this.open(resolved);
+        }
+      },
+      (error: unknown) => {
+        if (!this.closed && attempt === this.attempt) {
+          // Signed out: the server's refusal of a socket; anything else: a lost connection.
+          const signedOut = error instanceof ApiError && error.status === 401;
+          this.dropped(signedOut ? CLOSE_UNAUTHENTICATED : ABNORMAL_CLOSURE);
+        }
+      },
+    );
+  }
+
+  private open(url: string): void {
+    const socket = (this.options.open ?? openWebSocket)(url);
     this.socket = socket;
     socket.onmessage = (event) => {
       if (this.socket === socket && typeof event.data === "string") {

@@ -9,7 +9,6 @@
  * the server in order.
  */
 
-import { storedToken } from "../api/http";
 import {
   editRequest,
   encodeClientMessage,
@@ -43,7 +42,7 @@ export class EditorSession {
     readonly pipelineId: number,
     open: (url: string) => SocketLike = openWebSocket,
     clock: Clock = window,
-    url: () => string = () => socketUrl(`pipelines/${pipelineId}`, storedToken()),
+    url: () => string | Promise<string> = () => socketUrl(`pipelines/${pipelineId}`),
   ) {
     this.document = createDocumentStore({
       send: (edit, baseRevision, opId) => {

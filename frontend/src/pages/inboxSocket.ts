@@ -5,7 +5,6 @@
  * home page reads the inbox again over REST on each nudge.
  */
 
-import { storedToken } from "../api/http";
 import { getOwn, isJsonObject } from "../graph/json";
 import type { InboxChanged, InboxClientMessage } from "../api/generated/wire";
 import {
@@ -43,7 +42,7 @@ export function followInbox(
   onChanged: () => void,
   open: (url: string) => SocketLike = openWebSocket,
   clock: Clock = window,
-  url: () => string = () => socketUrl("inbox", storedToken()),
+  url: () => string | Promise<string> = () => socketUrl("inbox"),
 ): () => void {
   const socket: ReconnectingSocket = new ReconnectingSocket({
     url,

@@ -9,7 +9,6 @@
  * snapshot, as the editor does.
  */
 
-import { storedToken } from "../api/http";
 import { parseServerMessage, resyncRequest, encodeClientMessage } from "../api/messages";
 import {
   openWebSocket,
@@ -33,7 +32,7 @@ export class ReviewFeed {
     readonly pipelineId: number,
     open: (url: string) => SocketLike = openWebSocket,
     clock: Clock = window,
-    url: () => string = () => socketUrl(`pipelines/${pipelineId}`, storedToken()),
+    url: () => string | Promise<string> = () => socketUrl(`pipelines/${pipelineId}`),
   ) {
     this.store = createReviewStore();
     this.socket = new ReconnectingSocket({

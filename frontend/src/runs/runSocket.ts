@@ -7,7 +7,6 @@
  * the run has ended nothing more can change: a drop then is not retried.
  */
 
-import { storedToken } from "../api/http";
 import { encodeRunRequest, parseRunMessage } from "../api/runMessages";
 import { isActive, type RunDetail } from "../api/runs";
 import {
@@ -36,7 +35,7 @@ export class RunWatcher {
     readonly runId: number,
     open: (url: string) => SocketLike = openWebSocket,
     clock: Clock = window,
-    url: () => string = () => socketUrl(`runs/${runId}`, storedToken()),
+    url: () => string | Promise<string> = () => socketUrl(`runs/${runId}`),
   ) {
     this.store = createRunStore();
     this.socket = new ReconnectingSocket({
