@@ -24,6 +24,7 @@ PATHS = {
     "/api/auth/register/",
     "/api/auth/token/",
     "/api/auth/me/",
+    "/api/auth/socket-ticket/",
     "/api/workspaces/",
     "/api/workspaces/{workspace_id}/",
     "/api/workspaces/{workspace_id}/leave/",
