@@ -188,8 +188,8 @@ class Edit:
         if element is not None and element not in ("node", "edge", "config", "document"):
             raise EditRejected("edit.element", "'element' must be node, edge, config or document")
         field = data.get("field")
-        if field is not None and (not isinstance(field, str) or not field):
-            raise EditRejected("edit.field", "'field' must be a non-empty dotted path")
+        if field is not None and (not isinstance(field, str) or "" in field.split(".")):
+            raise EditRejected("edit.field", "'field' must be a dotted path of non-empty names")
         for name in ("x", "y"):
             if not _is_number_or_none(data.get(name)):
                 raise EditRejected("edit.position", f"'{name}' must be a number")

@@ -359,8 +359,8 @@ function readParts(data: unknown): EditParts {
     throw new EditRejected("edit.element", "'element' must be node, edge, config or document");
   }
   const field = given(data, "field");
-  if (field !== undefined && (typeof field !== "string" || !field)) {
-    throw new EditRejected("edit.field", "'field' must be a non-empty dotted path");
+  if (field !== undefined && (typeof field !== "string" || field.split(".").includes(""))) {
+    throw new EditRejected("edit.field", "'field' must be a dotted path of non-empty names");
   }
   for (const name of ["x", "y"]) {
     const value = given(data, name);
