@@ -493,8 +493,14 @@ def _check_acknowledged(
     basis: StateBasis, acknowledged: Sequence[str], *, version: PipelineVersion
 ) -> None:
     """A 400 listing what to acknowledge unless `acknowledged` names exactly the risks."""
+    twice = sorted(
+        {operator_id for operator_id in acknowledged if acknowledged.count(operator_id) > 1}
+    )
+    if twice:
+        text = f"{', '.join(twice)} {'is' if len(twice) == 1 else 'are'} listed more than once."
+        raise InvalidRequest(f"acknowledged: {text}", fields={"acknowledged": [text]})
     required = {risk.operator_id: risk for risk in basis.risks}
-    given = list(dict.fromkeys(acknowledged))
+    given = list(acknowledged)
     missing = [risk for operator_id, risk in required.items() if operator_id not in given]
     extra = [operator_id for operator_id in given if operator_id not in required]
     if not missing and not extra:

@@ -498,10 +498,21 @@ def test_an_approval_without_the_acknowledgement_is_refused_listing_it(team: Tea
         number=number,
         acknowledged=[risk["operatorId"], "f" * 32],
     )
+    twice = verdict(
+        team.client("owner"),
+        team,
+        request_id,
+        number=number,
+        acknowledged=[risk["operatorId"], risk["operatorId"]],
+    )
     exact = verdict(
         team.client("owner"), team, request_id, number=number, acknowledged=[risk["operatorId"]]
     )
 
+    assert twice.status_code == 400
+    assert twice.json()["error"]["fields"]["acknowledged"] == [
+        f"{risk['operatorId']} is listed more than once."
+    ]
     assert without.status_code == 400
     error = without.json()["error"]
     assert error["code"] == "state-not-acknowledged"
