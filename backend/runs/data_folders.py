@@ -58,6 +58,19 @@ def workspace_data_location(*, workspace_id: int, profile: ClusterProfile | None
     return location.uri
 
 
+def without_server_paths(text: str, *, workspace_id: int) -> str:
+    """`text` (a run's error, as its executor wrote it) as a user of the workspace may read
+    it: a path in the workspace's own data folder as the path they give (relative to it),
+    the repository's own files relative to it, and no other absolute path of this server."""
+    for folder in sorted(_local_folders(workspace_id), key=lambda p: -len(str(p))):
+        for prefix in (folder.as_uri() + "/", str(folder) + "/"):
+            text = text.replace(prefix, "")
+    for root, shown in ((settings.RUNTIME_DATA_DIR, "<data>"), (settings.REPO_ROOT, "")):
+        for prefix in (Path(root).as_uri(), str(root)):
+            text = text.replace(prefix + "/", f"{shown}/" if shown else "")
+    return text
+
+
 def _local_folders(workspace_id: int) -> set[Path]:
     """The workspace's folders on every `file:` base: the server's, and its clusters'."""
     try:

@@ -24,6 +24,7 @@ executor) in a thread of its own. This thread becomes the run's collector:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -43,7 +44,7 @@ from django.utils import timezone
 from compiler.pipeline import compile_document
 from runs import control
 from runs.clusters import cluster_list
-from runs.data_folders import workspace_data_location
+from runs.data_folders import without_server_paths, workspace_data_location
 from runs.events import RunPublisher
 from runs.journal import append, close, monitor_state, run_fields, run_monitor, set_status
 from runs.models import ON_A_WORKER, Run, RunStatus
@@ -164,7 +165,8 @@ def _end_early(run_id: int, error: str) -> None:
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.worker != WORKER or run.run_status.is_terminal:
             return
-        close(run, RunStatus.FAILED, error=error)
+        shown = without_server_paths(error, workspace_id=run.pipeline.workspace_id)
+        close(run, RunStatus.FAILED, error=shown)
 
 
 _STARTED = frozenset({ExecutionState.INITIALIZING, ExecutionState.RUNNING})
@@ -203,6 +205,7 @@ class Collector:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.run_id = run.pk
+        self.workspace_id = run.pipeline.workspace_id
         self.key = run.key
         self.cluster = cluster
         self.plan = plan
@@ -390,6 +393,9 @@ class Collector:
         except (ValueError, KeyError, TypeError):
             logger.warning("run %s: dropped a malformed event %r", self.run_id, data[:200])
             return
+        if event.error:
+            shown = without_server_paths(event.error, workspace_id=self.workspace_id)
+            event = dataclasses.replace(event, error=shown)
         if not self.pending:
             self.first_pending = self.clock()
         self.pending.append(event)
@@ -529,7 +535,9 @@ class Collector:
             **execution,
             status=RunStatus(result.outcome.value),
             # A cancel is not an error: only a failed run says what went wrong.
-            error=(result.error or "") if result.outcome is RunOutcome.FAILED else "",
+            error=without_server_paths(result.error or "", workspace_id=self.workspace_id)
+            if result.outcome is RunOutcome.FAILED
+            else "",
             sinks=[sink.to_json() for sink in result.sinks],
             details={**result.details, "executor": settings.RUN_EXECUTOR},
             finished_at=timezone.now(),

@@ -81,7 +81,6 @@ class SparkExecutor:
             started(
                 {
                     "applicationId": session.application_id,
-                    "master": session.context.master,
                     "code": session.code,
                 }
             )

@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 
 from accounts.services import workspace_delete
-from runs.data_folders import workspace_data_dir, workspaces_root
+from runs.data_folders import without_server_paths, workspace_data_dir, workspaces_root
 from runs.execution import run_execute
 from runs.models import Run
 from tests.backend.factories import Team, make_pipeline, make_team, make_user, make_workspace
@@ -261,3 +261,24 @@ def test_a_data_location_that_cannot_be_used_stops_the_server_at_start(
     setattr(settings, setting, value)
     with pytest.raises(SystemCheckError, match=re.escape(says)):
         call_command("check")
+
+
+def test_a_run_error_names_paths_as_its_user_gives_them(settings: Any) -> None:
+    team = make_team()
+    folder = workspace_data_dir(workspace_id=team.workspace.pk)
+    other = workspace_data_dir(workspace_id=team.workspace.pk + 1000)
+    text = (
+        f"FileNotFoundError: [Errno 2] No such file or directory: '{folder}/in/lines.txt'; "
+        f"read {folder.as_uri()}/out/part-0; "
+        f'File "{settings.REPO_ROOT}/backend/runtime/operators/basic.py", line 3; '
+        f"and {other}/secret.txt"
+    )
+
+    shown = without_server_paths(text, workspace_id=team.workspace.pk)
+
+    assert "'in/lines.txt'" in shown
+    assert "read out/part-0;" in shown
+    assert 'File "backend/runtime/operators/basic.py"' in shown
+    assert str(settings.REPO_ROOT) not in shown
+    assert str(settings.RUNTIME_DATA_DIR) not in shown
+    assert f"<data>/workspaces/{team.workspace.pk + 1000}/secret.txt" in shown

@@ -134,9 +134,10 @@ def run_on_spark(
     slots = [(v.id, i) for v in plan.vertices for i in range(v.parallelism)]
     _publish_all(publish, slots, ExecutionState.CREATED)
     context = session.context
+    # The master's address is the operator's, never the run's readers' (runs.models.Run
+    # keeps it on the server): details name the application only.
     details: dict[str, Any] = {
         "executor": "spark",
-        "master": context.master,
         "applicationId": session.application_id,
         "code": session.code,
         "seed": plan.seed,
