@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from compiler.diagnostics import Diagnostic, Location
+from runtime.catalog import CATALOG
 from runtime.plan import Fault
 
 PARAMETER_KEYS = frozenset({"params", "faults"})
@@ -94,6 +95,25 @@ def document_for_run(
                     f"parameters name node {node_id}, which the version does not have",
                     Location(field=f"params.{node_id}"),
                 )
+            )
+            continue
+        spec = CATALOG.get(str(node.get("operator")))
+        known = set() if spec is None else {param.name for param in spec.params}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            # An override the operator would never read would be silently ignored.
+            what = "operator" if spec is None else f"{spec.kind} operator"
+            offer = ", ".join(sorted(known)) or "none"
+            problems.extend(
+                Diagnostic(
+                    "run.unknown-parameter",
+                    f"node {node_id}'s {what} has no parameter {name!r} (it has: {offer})",
+                    Location(
+                        node=int(node_id) if node_id.isdigit() else None,
+                        field=f"params.{node_id}.{name}",
+                    ),
+                )
+                for name in unknown
             )
             continue
         params = node.get("params")

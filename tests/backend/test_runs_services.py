@@ -166,6 +166,15 @@ def test_parameters_override_operator_params_and_are_checked_on_the_node(
     with pytest.raises(RunRejected) as caught:
         start(team, parameters={"params": {"42": {"fn": "x"}}})
     assert [d.code for d in caught.value.diagnostics] == ["run.unknown-node"]
+    # A parameter the operator does not have (parallelism is not one) would be ignored.
+    with pytest.raises(RunRejected) as caught:
+        start(team, parameters={"params": {"2": {"parallelism": 4, "fun": "x"}}})
+    problems = caught.value.diagnostics
+    assert [(d.code, d.location.node, d.location.field) for d in problems] == [
+        ("run.unknown-parameter", 2, "params.2.fun"),
+        ("run.unknown-parameter", 2, "params.2.parallelism"),
+    ]
+    assert "has no parameter 'parallelism' (it has: fn)" in problems[1].message
 
 
 @pytest.mark.parametrize(
