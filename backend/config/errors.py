@@ -19,7 +19,8 @@ from typing import Any
 from django.conf import settings
 from django.core import exceptions as django_exceptions
 from django.db import connections
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults as django_defaults
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -227,3 +228,20 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | 
         headers["Retry-After"] = str(error.retry_after)
     _roll_back_request_transactions()
     return Response(error_payload(error), status=error.status_code, headers=headers)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's `handler400` (a Host this server does not answer to, another suspicious
+    request): under `/api/` the one error shape, elsewhere Django's page."""
+    if not request.path.startswith("/api/"):
+        return django_defaults.bad_request(request, exception)
+    if isinstance(exception, django_exceptions.DisallowedHost):
+        host = request.META.get("HTTP_HOST", "")[:200]
+        error = ApplicationError(
+            f"This server does not answer to the host {host!r}: use one of its addresses "
+            "(ALLOWED_HOSTS).",
+            code="disallowed-host",
+        )
+    else:
+        error = ApplicationError("The request is malformed.")
+    return JsonResponse(error_payload(error), status=400)

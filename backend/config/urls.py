@@ -25,6 +25,9 @@ api_urlpatterns: list[URLPattern | URLResolver] = [
     re_path(r"^(?P<path>.*)$", apis.api_not_found),
 ]
 
+# A request Django refuses before any view (a Host not in ALLOWED_HOSTS): JSON under /api/.
+handler400 = "config.errors.bad_request"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_urlpatterns)),
