@@ -47,6 +47,7 @@ from pipelines.events import (
     pipeline_group,
     publish_to_pipeline_async,
 )
+from pipelines.rates import resync_allowed, too_many_resyncs_message
 
 COMPACT_DELTAS = "2"
 """`?deltas=` of a client that applies plan deltas with `rename` and `xor`."""
@@ -143,6 +144,9 @@ class PipelineConsumer(MemberSocket[PipelineAccess]):
                 update={"selection": message.selection, "cursor": message.cursor}
             )
             await self.announce_presence()
+        elif not await resync_allowed(user_id=self.user.pk):
+            refused = ErrorBody(code="too-many-resyncs", message=too_many_resyncs_message())
+            await self.send_message(ErrorMessage(error=refused))
         elif await self.recheck_access():  # a snapshot is a read: of what they may still read
             await self.send_snapshot()
 

@@ -26,6 +26,7 @@ from accounts.sockets import CLOSE_NOT_FOUND, MemberSocket
 from config.errors import ApplicationError
 from config.messages import ErrorBody
 from config.socket_input import read_inbound
+from pipelines.rates import resync_allowed, too_many_resyncs_message
 from runs.events import (
     INBOUND,
     Outbound,
@@ -91,8 +92,11 @@ class RunConsumer(MemberSocket[RunAccess]):
         except ApplicationError as error:
             await self.send_message(RunErrorMessage(error=ErrorBody.of(error)))
             return
-        # The only request: resync, a read of what the user may still read.
-        if await self.recheck_access():
+        # The only request: resync, a read of what the user may still read, so often.
+        if not await resync_allowed(user_id=self.user.pk):
+            refused = ErrorBody(code="too-many-resyncs", message=too_many_resyncs_message())
+            await self.send_message(RunErrorMessage(error=refused))
+        elif await self.recheck_access():
             await self.send_snapshot()
 
     async def send_snapshot(self) -> bool:

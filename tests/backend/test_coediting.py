@@ -657,3 +657,28 @@ def test_presence_beyond_its_limits_is_refused_not_broadcast(
         await bob.close()
 
     run(scenario)
+
+
+def test_snapshots_asked_for_are_limited_per_user_and_the_socket_stays(
+    team: Team, settings: Any
+) -> None:
+    settings.SOCKET_RESYNCS_PER_MINUTE = 2
+
+    async def scenario() -> None:
+        alice, _ = await join(team, "editor")
+        again, _ = await join(team, "editor")  # the same user's other page counts too
+        await alice.send({"type": "resync"})
+        await alice.receive("snapshot")
+        await again.send({"type": "resync"})
+        await again.receive("snapshot")
+        await alice.send({"type": "resync"})
+        refused = await alice.receive("error")
+        assert refused["error"]["code"] == "too-many-resyncs"
+        assert "At most 2 snapshots a minute" in refused["error"]["message"]
+        # Every change still arrives, and edits still apply.
+        applied = await alice.edit("still", 0, set_field(2, "name", "Parse"))
+        assert applied["type"] == "edit_applied"
+        await alice.close()
+        await again.close()
+
+    run(scenario)
