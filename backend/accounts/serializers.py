@@ -6,10 +6,17 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.drainage import set_override
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import Role
 from config.fields import RequestSerializer, SlugTextField, TextField
+
+
+@extend_schema_field({"type": "string", "maxLength": 150, "pattern": r"^[\w.@+-]+$"})
+class UsernameTextField(TextField):
+    """A new username. The schema states Django's rule for it; the registration service
+    checks it with the password, so one answer names every problem of both."""
 
 
 class TokenRequestSerializer(RequestSerializer):
@@ -29,7 +36,7 @@ class SocketTicketSerializer(serializers.Serializer):
 class RegisterSerializer(TokenRequestSerializer):
     """The same fields as signing in, so what registers is what signs in."""
 
-    username = TextField(
+    username = UsernameTextField(
         max_length=150, help_text="Letters, digits and @ . + - _; not taken in any letter case."
     )
     password = TextField(

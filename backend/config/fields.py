@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 # `+`, not `*`: for a field that may be blank, drf-spectacular adds "or empty" to the schema
@@ -94,3 +95,30 @@ class QuerySerializer(serializers.Serializer):  # type: ignore[type-arg]
                     {name: ["Give a value, or leave the parameter out."] for name in empty}
                 )
         return super().to_internal_value(data)
+
+
+DOCUMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "A streamgraph/v1 document (docs/STREAMGRAPH.md): `format`, `nodes` "
+    "(each with `id`, `name`, `operator`, `params`, `parallelism`, ...), `edges` (`source`, "
+    "`target`, `partitioner`, `typeNumber`, ...), `config`.",
+    "required": ["format", "nodes"],
+    "properties": {
+        "format": {"type": "string", "enum": ["streamgraph/v1"]},
+        "nodes": {"type": "array", "items": {"type": "object"}},
+        "edges": {"type": "array", "items": {"type": "object"}},
+        "config": {"type": "object"},
+    },
+}
+
+
+@extend_schema_field(DOCUMENT_SCHEMA)
+class DocumentField(serializers.JSONField):
+    """A JSON object the compiler reads as a streamgraph/v1 document (it checks the rest)."""
+
+
+@extend_schema_field(
+    {"oneOf": [{"type": "object"}, {"type": "string", "maxLength": 5 * 1024 * 1024}]}
+)
+class PlanContentField(serializers.JSONField):
+    """What an import reads: a document or Flink's plan JSON, as an object or as its text."""

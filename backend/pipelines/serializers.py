@@ -10,7 +10,13 @@ from accounts.models import Role
 from accounts.serializers import UserRefSerializer
 from compiler.model import UPPER_BOUND_MAX_PARALLELISM
 from config.converters import MAX_ID
-from config.fields import QuerySerializer, RequestSerializer, TextField
+from config.fields import (
+    DocumentField,
+    PlanContentField,
+    QuerySerializer,
+    RequestSerializer,
+    TextField,
+)
 from config.openapi import DiagnosticSerializer
 from pipelines.documents import FLINK_PLAN, STREAMGRAPH
 from pipelines.selectors import EXPORT_FORMATS, WORKING
@@ -33,7 +39,7 @@ class PipelineEditorSerializer(PipelineSerializer):
 
 
 class PipelineDetailSerializer(PipelineSerializer):
-    document = serializers.JSONField(help_text="The working copy: " + DOCUMENT_HELP)
+    document = DocumentField(help_text="The working copy: " + DOCUMENT_HELP)
 
 
 class PipelineImportedSerializer(PipelineDetailSerializer):
@@ -49,14 +55,12 @@ class PipelineListQuerySerializer(QuerySerializer):
 class PipelineCreateSerializer(RequestSerializer):
     workspace = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     name = TextField(max_length=200)
-    document = serializers.JSONField(
-        required=False, help_text=DOCUMENT_HELP + " Defaults to an empty one."
-    )
+    document = DocumentField(required=False, help_text=DOCUMENT_HELP + " Defaults to an empty one.")
 
 
 class PipelineUpdateSerializer(RequestSerializer):
     name = TextField(max_length=200, required=False)
-    document = serializers.JSONField(required=False, help_text=DOCUMENT_HELP)
+    document = DocumentField(required=False, help_text=DOCUMENT_HELP)
     revision = serializers.IntegerField(
         min_value=0,
         max_value=MAX_ID,
@@ -80,7 +84,7 @@ class PipelineImportSerializer(RequestSerializer):
         help_text="The name of the file the content was read from, e.g. "
         "`word-count.plan.json`: names the pipeline when the content does not.",
     )
-    content = serializers.JSONField(
+    content = PlanContentField(
         help_text="A streamgraph/v1 document, or Flink's `getExecutionPlan()` JSON "
         "(as an object or as its text)."
     )
@@ -95,7 +99,7 @@ class VersionSerializer(serializers.Serializer):
 
 
 class VersionDetailSerializer(VersionSerializer):
-    document = serializers.JSONField(help_text=DOCUMENT_HELP)
+    document = DocumentField(help_text=DOCUMENT_HELP)
 
 
 class VersionCreateSerializer(RequestSerializer):
