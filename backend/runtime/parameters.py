@@ -98,11 +98,12 @@ def document_for_run(
             )
             continue
         spec = CATALOG.get(str(node.get("operator")))
-        known = set() if spec is None else {param.name for param in spec.params}
+        # An unknown kind is the run check's problem (`runtime.runnability`).
+        known = set(values) if spec is None else {param.name for param in spec.params}
         unknown = sorted(set(values) - known)
-        if unknown:
+        if spec is not None and unknown:
             # An override the operator would never read would be silently ignored.
-            what = "operator" if spec is None else f"{spec.kind} operator"
+            what = f"{spec.kind} operator"
             offer = ", ".join(sorted(known)) or "none"
             problems.extend(
                 Diagnostic(
