@@ -274,6 +274,8 @@ PIPELINE_MAX_DOCUMENT_BYTES = int(
 )
 SAVEPOINT_MAX_BYTES = int(os.environ.get("SAVEPOINT_MAX_BYTES", str(64 * 1024 * 1024)))
 """The largest savepoint `_metadata` file a pipeline takes (an upload is read up to this)."""
+RESCALES_PER_MINUTE = int(os.environ.get("RESCALES_PER_MINUTE", "120"))
+"""Rescale simulations a user may ask for in a minute (`pipelines.rates`)."""
 SOCKET_RESYNCS_PER_MINUTE = int(os.environ.get("SOCKET_RESYNCS_PER_MINUTE", "30"))
 """Fresh snapshots a user may ask their sockets for in a minute (`pipelines.rates`)."""
 API_TOKEN_MAX_AGE_SECONDS = int(os.environ.get("API_TOKEN_MAX_AGE_SECONDS", str(30 * 24 * 3600)))

@@ -23,12 +23,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
-from accounts.permissions import require_role
+from accounts.permissions import authenticated_user, require_role
 from config.errors import NotFound, error_payload
 from config.openapi import error_responses
 from pipelines import events, selectors, services
 from pipelines.documents import STREAMGRAPH
 from pipelines.models import Pipeline
+from pipelines.rates import ensure_rescale_allowed
 from pipelines.serializers import (
     VERSION_REF_PATTERN,
     DiffQuerySerializer,
@@ -243,18 +244,19 @@ class RescaleApi(APIView):
         operation_id="pipelines_rescale",
         tags=["plans"],
         parameters=[RescaleQuerySerializer],
-        responses={200: events.RescaleSimulation, **error_responses(400, 404, 409)},
+        responses={200: events.RescaleSimulation, **error_responses(400, 404, 409, 429)},
         summary="Restart a vertex or the whole job from a savepoint at another parallelism",
         description="Per subtask its key groups before and after (as Flink's "
         "`KeyGroupRangeAssignment` assigns them), which old subtasks each new one reads "
         "from and what it keeps, slots, and whether the state's max parallelism allows "
         "it. Without `vertex`, `parallelism` is the job's new default parallelism, which "
         "operators that set their own do not follow. A version that does not compile is a "
-        "409 `not-compiled`.",
+        "409 `not-compiled`. A user may ask RESCALES_PER_MINUTE a minute (429 past it).",
     )
     def get(self, request: Request, pipeline_id: int) -> Response:
         pipeline = _pipeline(request, pipeline_id)
         query = _query(RescaleQuerySerializer, request)
+        ensure_rescale_allowed(user_id=authenticated_user(request.user).pk)
         simulation = selectors.pipeline_rescale(
             user=request.user,
             pipeline=pipeline,

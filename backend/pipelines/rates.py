@@ -1,9 +1,14 @@
-"""How often a user may ask a socket for a fresh snapshot (`resync`): a snapshot of a large
-pipeline is megabytes of JSON and a compile, so asking in a loop would slow everyone's
-edits. Counted per user over all their sockets and server processes, in Redis, by minute
-(`SOCKET_RESYNCS_PER_MINUTE`). Snapshots the server sends on its own (after a gap, a
-reconnect) are not counted. Without Redis the count is skipped: a resync is what a client
-needs most when something went wrong."""
+"""How often a user may ask for the reads that cost the server most, per minute and over all
+their sockets and server processes (counted in Redis):
+
+- a fresh snapshot from a socket (`resync`, `SOCKET_RESYNCS_PER_MINUTE`): megabytes of JSON
+  and a compile for a large pipeline. Snapshots the server sends on its own (after a gap, a
+  reconnect) are not counted;
+- a rescale simulation (`RESCALES_PER_MINUTE`): seconds of work for a large pipeline.
+
+Without Redis the counts are skipped: a resync is what a client needs most when something
+went wrong.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,9 @@ import logging
 import time
 
 from django.conf import settings
+from django.core.cache import cache
 from redis.exceptions import RedisError
+from rest_framework.exceptions import Throttled
 
 from config.namespacing import redis_namespace
 from pipelines.presence import redis_client
@@ -40,3 +47,23 @@ def too_many_resyncs_message() -> str:
         f"At most {limit} snapshots a minute may be asked for: wait a moment before asking "
         "again (the socket still sends every change)."
     )
+
+
+def ensure_rescale_allowed(*, user_id: int) -> None:
+    """Count one rescale simulation of the user; `Throttled` (429, with the seconds to wait)
+    past `RESCALES_PER_MINUTE`."""
+    now = time.time()
+    key = f"rescales:{user_id}:{int(now // 60)}"
+    try:
+        cache.add(key, 0, timeout=120)
+        used = int(cache.incr(key))
+    except (RedisError, OSError, ValueError) as error:
+        logger.warning("rescale count of user %s skipped: %s", user_id, error)
+        return
+    limit = settings.RESCALES_PER_MINUTE
+    if used > limit:
+        wait = max(1, 60 - int(now % 60))
+        raise Throttled(
+            wait=wait,
+            detail=f"At most {limit} rescale simulations a minute: try again in {wait} s.",
+        )

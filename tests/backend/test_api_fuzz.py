@@ -112,6 +112,7 @@ def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
         "PASSWORD_HASHERS": ",".join(FAST_HASHERS),
         # The fuzzer registers and fails to sign in thousands of times a minute.
         "AUTH_ATTEMPTS_PER_MINUTE": "1000000",
+        "RESCALES_PER_MINUTE": "1000000",
     }
     process = subprocess.Popen(
         uvicorn_command(host="127.0.0.1", port=port, log_level="warning"),

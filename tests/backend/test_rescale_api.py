@@ -241,3 +241,24 @@ def test_a_job_at_the_widest_parallelism_answers_in_a_small_body() -> None:
         # Only new subtask 0 keeps its key group: every other one moves.
         assert vertex["movedKeyGroups"] == 32767
         assert vertex["keptFraction"] == {"least": 0.0, "most": 1.0}
+
+
+def test_rescale_simulations_are_limited_per_user(settings: Any) -> None:
+    settings.RESCALES_PER_MINUTE = 2
+    team = make_team()
+    vertex = _reduce_vertex()
+    viewer = team.client("viewer")
+    for _ in range(2):
+        assert viewer.get(_url(team, f"vertex={vertex}&parallelism=4")).status_code == 200
+
+    refused = viewer.get(_url(team, f"vertex={vertex}&parallelism=4"))
+
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) >= 1
+    error = refused.json()["error"]
+    assert error["code"] == "throttled"
+    assert "At most 2 rescale simulations a minute" in error["message"]
+    # Another user has their own count.
+    assert (
+        team.client("editor").get(_url(team, f"vertex={vertex}&parallelism=4")).status_code == 200
+    )
