@@ -21,7 +21,7 @@ from tests.backend.factories import (
 )
 from tests.backend.runs_support import make_runnable_version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]
 
 
 def feed(team: Team, role: str = "viewer") -> list[dict[str, Any]]:

@@ -464,6 +464,7 @@ def test_a_stored_savepoint_this_reader_refuses_gives_a_conflict_not_an_error() 
     assert client.get(f"{base}/versions/1/reviews/").status_code == 200
 
 
+@pytest.mark.both_databases
 def test_a_pipeline_keeps_a_bounded_number_of_savepoints(settings: Any) -> None:
     settings.SAVEPOINTS_PER_PIPELINE = 2
     team = make_team()
@@ -489,6 +490,7 @@ def test_a_pipeline_keeps_a_bounded_number_of_savepoints(settings: Any) -> None:
     assert _upload(client, team.pipeline.pk, data).status_code == 201
 
 
+@pytest.mark.both_databases
 def test_a_workspace_keeps_a_bounded_number_of_bytes_over_its_pipelines(settings: Any) -> None:
     data = savepoint_bytes()
     settings.SAVEPOINT_BYTES_PER_WORKSPACE = 2 * len(data) + 10

@@ -66,6 +66,7 @@ def team() -> Team:
     return make_team()
 
 
+@pytest.mark.both_databases
 def test_a_ticket_opens_one_socket_once(team: Team) -> None:
     ticket = ticket_of(team.client("viewer"))
     path = f"/ws/pipelines/{team.pipeline.pk}/?ticket={ticket}"
@@ -129,6 +130,7 @@ def test_a_ticket_asked_in_a_session_follows_that_session(team: Team) -> None:
     run(scenario)
 
 
+@pytest.mark.both_databases
 def test_an_expired_token_signs_in_nowhere_and_signing_in_gives_a_new_one(
     team: Team, settings: Any
 ) -> None:
