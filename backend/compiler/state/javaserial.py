@@ -15,9 +15,10 @@ stream costs time linear in its size.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 from typing import Final
+
+from compiler.state.binary import BinaryFormatError, ByteCursor, modified_utf8
 
 STREAM_MAGIC: Final = b"\xac\xed\x00\x05"
 """`STREAM_MAGIC` then `STREAM_VERSION` 5."""
@@ -47,21 +48,9 @@ _PRIMITIVE_BYTES: Final = {"B": 1, "C": 2, "D": 8, "F": 4, "I": 4, "J": 8, "S": 
 _MAX_NESTING: Final = 32
 """Objects inside objects; Flink's checkpoint properties nest three deep."""
 
-_U16 = struct.Struct(">H")
-_I32 = struct.Struct(">i")
-_I64 = struct.Struct(">q")
 
-
-class JavaStreamError(ValueError):
+class JavaStreamError(BinaryFormatError):
     """The stream is not one `readObject` reads to its end: says what was expected where."""
-
-    def __init__(self, offset: int, expected: str, found: str | None = None) -> None:
-        self.offset = offset
-        self.expected = expected
-        self.found = found
-        super().__init__(
-            f"byte {offset}: expected {expected}" + ("" if found is None else f", found {found}")
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,48 +81,20 @@ def read_java_object(data: bytes, start: int = 0) -> JavaObject:
     return _Stream(data, start).first_object()
 
 
-class _Stream:
+class _Stream(ByteCursor):
+    error = JavaStreamError
+
     def __init__(self, data: bytes, start: int) -> None:
-        self.data = data
-        self.pos = start
+        super().__init__(data, start)
         self.handles: list[object] = []
         self.depth = 0
-
-    # -- primitives ---------------------------------------------------------------------
-
-    def take(self, count: int, what: str) -> bytes:
-        if count < 0 or count > len(self.data) - self.pos:
-            left = len(self.data) - self.pos
-            raise JavaStreamError(
-                self.pos, f"{count} bytes ({what})", f"the file ends after {left}"
-            )
-        begin = self.pos
-        self.pos += count
-        return self.data[begin : self.pos]
-
-    def u8(self, what: str) -> int:
-        return self.take(1, what)[0]
-
-    def u16(self, what: str) -> int:
-        value: int = _U16.unpack(self.take(2, what))[0]
-        return value
-
-    def i32(self, what: str) -> int:
-        value: int = _I32.unpack(self.take(4, what))[0]
-        return value
-
-    def i64(self, what: str) -> int:
-        value: int = _I64.unpack(self.take(8, what))[0]
-        return value
 
     def utf(self, what: str) -> str:
         begin = self.pos
         raw = self.take(self.u16(f"the length of {what}"), what)
         try:
-            # Java's modified UTF-8 differs from UTF-8 only for NUL and supplementary
-            # characters; what matters here is that the bytes are all there.
-            return raw.decode("utf-8", errors="surrogatepass")
-        except UnicodeDecodeError:
+            return modified_utf8(raw)
+        except UnicodeError:
             raise JavaStreamError(
                 begin, f"{what} as modified UTF-8", "bytes that are not"
             ) from None
@@ -205,7 +166,10 @@ class _Stream:
             text = self.utf("a string")
         else:
             raw = self.take(self.i64("the length of a long string"), "a long string")
-            text = raw.decode("utf-8", errors="surrogatepass")
+            try:
+                text = modified_utf8(raw)
+            except UnicodeError:
+                raise JavaStreamError(self.pos, "a long string as modified UTF-8") from None
         self.new_handle(text)
         return text
 

@@ -35,13 +35,13 @@ take a minute.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
 
 from compiler.hashing import to_hex
 from compiler.model import Hash128
+from compiler.state.binary import BinaryFormatError, ByteCursor, modified_utf8
 from compiler.state.javaserial import JavaStreamError, read_java_object
 
 MAGIC: Final = 0x4960672D
@@ -69,16 +69,9 @@ _MAX_NESTING: Final = 16
 them two or three deep; a file that nests deeper is not one Flink wrote."""
 
 
-class SavepointError(ValueError):
+class SavepointError(BinaryFormatError):
     """The file is not checkpoint metadata this reader understands: truncated, corrupt, not
     a savepoint at all, or of an unknown version. Says what was expected where."""
-
-    def __init__(self, offset: int, expected: str, found: str | None = None) -> None:
-        self.offset = offset
-        self.expected = expected
-        self.found = found
-        text = f"byte {offset}: expected {expected}"
-        super().__init__(text if found is None else f"{text}, found {found}")
 
 
 class StateKind(Enum):
@@ -248,53 +241,16 @@ class _Subtask:
         self.has_state = True
 
 
-_I32 = struct.Struct(">i")
-_I64 = struct.Struct(">q")
-_U16 = struct.Struct(">H")
+class _Reader(ByteCursor):
+    """The file's grammar over a checked cursor."""
 
-
-class _Reader:
-    """A cursor over the bytes with Java `DataInputStream`'s primitives, every read checked."""
+    error = SavepointError
 
     def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
+        super().__init__(data)
         self.version = 0
         self.depth = 0
         self.entries = 0
-
-    # -- primitives ---------------------------------------------------------------------
-
-    def remaining(self) -> int:
-        return len(self.data) - self.pos
-
-    def skip(self, count: int, what: str) -> None:
-        """Pass over `count` bytes the reader does not need, without copying them."""
-        if count > self.remaining():
-            raise SavepointError(
-                self.pos, f"{count} bytes ({what})", f"the file ends after {self.remaining()}"
-            )
-        self.pos += count
-
-    def take(self, count: int, what: str) -> bytes:
-        if count > self.remaining():
-            raise SavepointError(
-                self.pos, f"{count} bytes ({what})", f"the file ends after {self.remaining()}"
-            )
-        start = self.pos
-        self.pos += count
-        return self.data[start : self.pos]
-
-    def u8(self, what: str) -> int:
-        return self.take(1, what)[0]
-
-    def i32(self, what: str) -> int:
-        value: int = _I32.unpack(self.take(4, what))[0]
-        return value
-
-    def i64(self, what: str) -> int:
-        value: int = _I64.unpack(self.take(8, what))[0]
-        return value
 
     def boolean(self, what: str) -> bool:
         return self.u8(what) != 0
@@ -302,10 +258,9 @@ class _Reader:
     def utf(self, what: str) -> str:
         """`DataInput.readUTF`: a 2-byte length, then Java's modified UTF-8."""
         start = self.pos
-        (length,) = _U16.unpack(self.take(2, f"the length of {what}"))
-        raw = self.take(length, what)
+        raw = self.take(self.u16(f"the length of {what}"), what)
         try:
-            return _modified_utf8(raw)
+            return modified_utf8(raw)
         except UnicodeError:
             raise SavepointError(start, f"{what} as modified UTF-8", "bytes that are not") from None
 
@@ -701,12 +656,3 @@ class _Reader:
         size = self.i64("a channel handle's state size")
         self.sized_stream_handle("a channel handle's stream")
         return size
-
-
-def _modified_utf8(raw: bytes) -> str:
-    """Java's modified UTF-8: NUL as C0 80, and characters beyond the BMP as two encoded
-    UTF-16 surrogates (CESU-8)."""
-    if raw.isascii():
-        return raw.decode("ascii")
-    text = raw.replace(b"\xc0\x80", b"\x00").decode("utf-8", "surrogatepass")
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
