@@ -6,7 +6,12 @@ thing the server sends, and leaves it in place for the caller when it is not a c
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import connections
 
 TIMEOUT = 5
 
@@ -25,3 +30,16 @@ async def open_socket(communicator: WebsocketCommunicator) -> tuple[bool, int | 
     for output in (first, *rest):
         queue.put_nowait(output)
     return True, None
+
+
+def run(scenario: Callable[[], Awaitable[None]]) -> None:
+    """Run a test's async scenario, then close the database connections its consumers
+    opened from the thread Channels runs sync code in."""
+
+    async def main() -> None:
+        try:
+            await scenario()
+        finally:
+            await database_sync_to_async(connections.close_all)()
+
+    asyncio.run(main())

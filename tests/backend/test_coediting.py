@@ -3,16 +3,13 @@ Redis channel layer and the real database, with Channels' communicator."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
-from django.db import connections
 from rest_framework.authtoken.models import Token
 
 from compiler.liveplan import apply_plan_delta
@@ -20,22 +17,11 @@ from config.asgi import application
 from pipelines.editing import document_live_plan
 from pipelines.models import Pipeline, PipelineEdit
 from tests.backend.factories import Team, make_team
-from tests.backend.sockets import open_socket
+from tests.backend.sockets import open_socket, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 5
-
-
-def run(scenario: Callable[[], Awaitable[None]]) -> None:
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            # Consumers used the database from the thread Channels runs sync code in.
-            await database_sync_to_async(connections.close_all)()
-
-    asyncio.run(main())
 
 
 class Client:

@@ -8,7 +8,6 @@ changes are made the ways users make them (the services, REST)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -17,7 +16,6 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
-from django.db import connections
 from rest_framework.authtoken.models import Token
 
 from accounts.models import Role
@@ -35,21 +33,11 @@ from reviews.services import (
     thread_create,
 )
 from tests.backend.factories import Team, make_team, make_user
-from tests.backend.sockets import open_socket
+from tests.backend.sockets import open_socket, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 5
-
-
-def run(scenario: Callable[[], Awaitable[None]]) -> None:
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            await database_sync_to_async(connections.close_all)()
-
-    asyncio.run(main())
 
 
 class Inbox:

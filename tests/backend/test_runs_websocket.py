@@ -7,7 +7,6 @@ import asyncio
 import json
 import random
 import threading
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -28,21 +27,12 @@ from runs.selectors import run_detail
 from runtime.events import ExecutionState, SubtaskEvent
 from tests.backend.factories import Team, make_team
 from tests.backend.runs_support import apply, connect, make_run, make_runnable_version, watch
+from tests.backend.sockets import run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 5
 S = ExecutionState
-
-
-def run(scenario: Callable[[], Awaitable[None]]) -> None:
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            await database_sync_to_async(connections.close_all)()
-
-    asyncio.run(main())
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ an operator does (the admin's saves, deleting rows)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -18,7 +16,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.contrib.auth.models import User
-from django.db import connection, connections
+from django.db import connection
 from django.test import Client as HttpClient
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
@@ -39,21 +37,11 @@ from pipelines.models import Pipeline
 from runs.models import RunStatus
 from tests.backend.factories import Team, client_for, make_team
 from tests.backend.runs_support import make_run, make_runnable_version
-from tests.backend.sockets import open_socket
+from tests.backend.sockets import open_socket, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 5
-
-
-def run(scenario: Callable[[], Awaitable[None]]) -> None:
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            await database_sync_to_async(connections.close_all)()
-
-    asyncio.run(main())
 
 
 class Socket:

@@ -10,14 +10,12 @@ beyond 64 bits, unknown nodes and fields), sent in bursts without waiting.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.db import connections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
@@ -33,7 +31,7 @@ from runs.events import Outbound as RunOutbound
 from runs.models import RunStatus
 from tests.backend.factories import Team, make_team
 from tests.backend.runs_support import make_run, make_runnable_version
-from tests.backend.sockets import open_socket
+from tests.backend.sockets import open_socket, run
 
 # Bursts of edits meet PostgreSQL's row locks, as in production (SQLite takes none).
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_only]
@@ -145,16 +143,6 @@ sent = st.one_of(pipeline_messages.flatmap(as_text), hostile_texts)
 
 
 # Driving a socket ------------------------------------------------------------------------------
-
-
-def run(scenario: Any) -> None:
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            await database_sync_to_async(connections.close_all)()
-
-    asyncio.run(main())
 
 
 async def received_until_quiet(communicator: WebsocketCommunicator) -> list[dict[str, Any]]:

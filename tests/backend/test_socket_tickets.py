@@ -6,16 +6,13 @@ Sockets through the full ASGI stack with the real channel layer and database."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.db import connections
 from django.test import Client as HttpClient
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -25,19 +22,9 @@ from accounts.models import SocketTicket
 from config.asgi import application
 from config.logs import RedactSecrets, redact
 from tests.backend.factories import PASSWORD, Team, client_for, make_team
-from tests.backend.sockets import open_socket
+from tests.backend.sockets import open_socket, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run(scenario: Callable[[], Awaitable[None]]) -> None:
-    async def main() -> None:
-        try:
-            await scenario()
-        finally:
-            await database_sync_to_async(connections.close_all)()
-
-    asyncio.run(main())
 
 
 def ticket_of(client: Any) -> str:
