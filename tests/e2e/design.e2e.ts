@@ -234,8 +234,18 @@ describe("designing a pipeline", () => {
 
     // The back edge and the self-loop are drawn apart, so each can be clicked and deleted.
     for (const id of ["3-3-0-0", "3-2-0-0"]) {
-      await page.getByTestId(`edge-${id}`).click();
-      await page.getByTestId("edge-properties").waitFor();
+      // On a loaded machine a click that lands while the canvas still renders the
+      // problem's selection has been seen to leave that selection in place: click again,
+      // as a user would, until the one edge is selected.
+      await expect
+        .poll(
+          async () => {
+            await page.getByTestId(`edge-${id}`).click();
+            return page.getByTestId("edge-properties").isVisible();
+          },
+          { timeout: 30_000, interval: 1_000 },
+        )
+        .toBe(true);
       await page.getByRole("button", { name: "Delete edge" }).click();
       await expect.poll(() => page.getByTestId(`edge-${id}`).count()).toBe(0);
     }
