@@ -10,7 +10,7 @@ against this table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -113,6 +113,12 @@ class OperatorSpec:
 
     def param(self, name: str) -> ParamSpec:
         return next(p for p in self.params if p.name == name)
+
+    def unknown_params(self, names: Iterable[str]) -> list[str]:
+        """The names, in their order, that are no parameter of this kind (the operator never
+        reads them): the one rule for a node's params and a run's overrides alike."""
+        known = {param.name for param in self.params}
+        return [name for name in names if name not in known]
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -99,12 +99,11 @@ def document_for_run(
             continue
         spec = CATALOG.get(str(node.get("operator")))
         # An unknown kind is the run check's problem (`runtime.runnability`).
-        known = set(values) if spec is None else {param.name for param in spec.params}
-        unknown = sorted(set(values) - known)
+        unknown = [] if spec is None else sorted(spec.unknown_params(values))
         if spec is not None and unknown:
             # An override the operator would never read would be silently ignored.
             what = f"{spec.kind} operator"
-            offer = ", ".join(sorted(known)) or "none"
+            offer = ", ".join(sorted(param.name for param in spec.params)) or "none"
             problems.extend(
                 Diagnostic(
                     "run.unknown-parameter",

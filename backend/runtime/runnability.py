@@ -261,16 +261,14 @@ def _check_params(node: int, spec: OperatorSpec, params: dict[str, Any], report:
                 )
             continue
         _check_value(node, param, value, field, report, writes=spec.is_sink)
-    known = {param.name for param in spec.params}
-    for name in params:
-        if name not in known:
-            report.add(
-                "param.unknown",
-                f"'{name}' is not a parameter of {spec.label}; it is kept but not used",
-                node=node,
-                field=f"params.{name}",
-                warning=True,
-            )
+    for name in spec.unknown_params(params):
+        report.add(
+            "param.unknown",
+            f"'{name}' is not a parameter of {spec.label}; it is kept but not used",
+            node=node,
+            field=f"params.{name}",
+            warning=True,
+        )
     extra = _EXTRA_CHECKS.get(spec.kind.split(".")[0])
     if extra is not None:
         extra(node, spec, params, report)
