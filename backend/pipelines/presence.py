@@ -25,7 +25,7 @@ STALE_SECONDS = 45
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Redis] = weakref.WeakKeyDictionary()
 
 
-def redis_client() -> Redis:
+def _redis() -> Redis:
     """One connection pool per event loop (an asyncio client cannot cross loops)."""
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
@@ -40,17 +40,17 @@ def _key(pipeline_id: int) -> str:
 
 async def presence_put(*, pipeline_id: int, entry: PresenceEntry) -> None:
     record = json.dumps({"seen": time.time(), "entry": entry.model_dump(mode="json")})
-    redis = redis_client()
+    redis = _redis()
     await redis.hset(_key(pipeline_id), entry.clientId, record)  # type: ignore[misc]
     await redis.expire(_key(pipeline_id), STALE_SECONDS * 4)
 
 
 async def presence_remove(*, pipeline_id: int, client_id: str) -> None:
-    await redis_client().hdel(_key(pipeline_id), client_id)  # type: ignore[misc]
+    await _redis().hdel(_key(pipeline_id), client_id)  # type: ignore[misc]
 
 
 async def presence_list(*, pipeline_id: int) -> list[PresenceEntry]:
-    raw = cast(dict[bytes, bytes], await redis_client().hgetall(_key(pipeline_id)))  # type: ignore[misc]
+    raw = cast(dict[bytes, bytes], await _redis().hgetall(_key(pipeline_id)))  # type: ignore[misc]
     now = time.time()
     entries: list[PresenceEntry] = []
     stale: list[bytes] = []
@@ -61,5 +61,5 @@ async def presence_list(*, pipeline_id: int) -> list[PresenceEntry]:
         else:
             entries.append(PresenceEntry.model_validate(record["entry"]))
     if stale:
-        await redis_client().hdel(_key(pipeline_id), *stale)  # type: ignore[misc]
+        await _redis().hdel(_key(pipeline_id), *stale)  # type: ignore[misc]
     return sorted(entries, key=lambda e: e.clientId)
