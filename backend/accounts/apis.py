@@ -123,7 +123,7 @@ class SocketTicketApi(APIView):
         operation_id="auth_socket_ticket",
         tags=["auth"],
         request=None,
-        responses={201: SocketTicketSerializer, **error_responses(401)},
+        responses={201: SocketTicketSerializer, **error_responses(401, 429)},
         summary="A single-use ticket to open one websocket (`?ticket=`)",
         description="Good for SOCKET_TICKET_SECONDS and one socket, which then stands on "
         "the credential this request was made with: signing out closes it. The URL of a "

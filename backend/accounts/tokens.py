@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import Throttled
 
 from accounts.models import SocketTicket
 
@@ -41,11 +42,21 @@ def _digest(ticket: str) -> str:
     return hashlib.sha256(ticket.encode()).hexdigest()
 
 
+MAX_LIVE_TICKETS = 100
+"""Unused tickets a user may hold at once: a page asks one per socket it opens."""
+
+
 def socket_ticket_issue(*, user: User, token_key: str = "", session_key: str = "") -> str:
     """A new ticket for `user`, asked with this token or in this session; expired tickets
-    of anyone are cleared on the way."""
+    of anyone are cleared on the way, and a user holding `MAX_LIVE_TICKETS` unused ones is
+    refused (429) until some are used or expire."""
     now = timezone.now()
     SocketTicket.objects.filter(expires_at__lte=now).delete()
+    if SocketTicket.objects.filter(user=user).count() >= MAX_LIVE_TICKETS:
+        raise Throttled(
+            wait=settings.SOCKET_TICKET_SECONDS,
+            detail=f"You hold {MAX_LIVE_TICKETS} unused socket tickets: use or let them expire.",
+        )
     ticket = secrets.token_urlsafe(32)
     SocketTicket.objects.create(
         digest=_digest(ticket),

@@ -19,6 +19,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import SocketTicket
+from accounts.tokens import MAX_LIVE_TICKETS
 from config.asgi import application
 from config.logs import RedactSecrets, redact
 from tests.backend.factories import PASSWORD, Team, client_for, make_team
@@ -85,6 +86,18 @@ def test_an_expired_or_unknown_ticket_is_signed_out(team: Team) -> None:
 def test_asking_for_a_ticket_takes_a_signed_in_user() -> None:
     response = APIClient().post("/api/auth/socket-ticket/")
     assert response.status_code == 401
+
+
+def test_a_user_holds_a_bounded_number_of_unused_tickets(team: Team) -> None:
+    client = team.client("viewer")
+    for _ in range(MAX_LIVE_TICKETS):
+        ticket_of(client)
+
+    refused = client.post("/api/auth/socket-ticket/")
+
+    assert refused.status_code == 429
+    assert "100 unused socket tickets" in refused.json()["error"]["message"]
+    assert team.client("editor").post("/api/auth/socket-ticket/").status_code == 201
 
 
 def test_a_socket_opened_with_a_ticket_closes_when_its_token_is_revoked(team: Team) -> None:
