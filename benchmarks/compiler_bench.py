@@ -13,7 +13,9 @@ peak memory of one compilation, and the ratios to Flink 2.3's own times from
 
 Hash seeds are cached per process; the cold figure (first compilation with an
 empty cache) is printed too. Then an ExecutionGraph of two vertices at
-parallelism 10,000, joined all-to-all and pointwise.
+parallelism 10,000, joined all-to-all and pointwise, and the rescale simulator on a job of
+5,000 vertices: a page of the answer against every vertex described (what one request
+used to cost).
 
     python -m benchmarks.compiler_bench [--repeat N]
 """
@@ -31,6 +33,7 @@ from typing import Any
 from compiler import hashing
 from compiler.execution import build_execution_graph
 from compiler.pipeline import PASSES, compile_document
+from compiler.rescale import VERTICES_SHOWN, Rescale, simulate_rescale
 
 PERF_DIR = Path(__file__).resolve().parents[1] / "tests" / "compiler" / "data" / "perf"
 COMPILE_PASSES = ("chainable", "hashing", "chaining", "jobgraph")
@@ -151,12 +154,59 @@ def bench_execution(repeat: int, parallelism: int = 10_000) -> None:
         )
 
 
+def _rescale_cases() -> dict[str, tuple[dict[str, Any], int]]:
+    """A 5,000-vertex job (the large graph with chaining off) rescaled from 64 to 100, and
+    the same with every vertex at 32,000 subtasks and a max parallelism of its own, grown
+    by one: the widest per-vertex totals a request can ask for."""
+    document = json.loads((PERF_DIR / "large-5000.streamgraph.json").read_text("utf-8"))
+    document["config"].update(chainingEnabled=False, defaultParallelism=64)
+    for node in document["nodes"]:
+        node["parallelism"] = -1
+    widest = json.loads(json.dumps(document))
+    widest["config"]["defaultParallelism"] = 32_000
+    for index, node in enumerate(widest["nodes"]):
+        node["maxParallelism"] = 32_768 - index % 700
+    return {"5000 vertices 64->100": (document, 100), "5000 x 32000->32001": (widest, 32_001)}
+
+
+def bench_rescale(repeat: int) -> None:
+    print()
+    print(f"Rescale simulator, whole job (median ms of {repeat}; the answer's JSON)")
+    for label, (document, parallelism) in _rescale_cases().items():
+        before = compile_document(document)
+        times, every = [], []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            simulation = simulate_rescale(document, Rescale(parallelism), before=before)
+            page = json.dumps(simulation.to_json())
+            times.append((time.perf_counter() - start) * 1000)
+        tracemalloc.start()
+        simulate_rescale(document, Rescale(parallelism), before=before).to_json()
+        peak = tracemalloc.get_traced_memory()[1] / (1 << 20)
+        tracemalloc.stop()
+        line = (
+            f"  {label:<22} page of {VERTICES_SHOWN}: {statistics.median(times):7.1f} ms "
+            f"{len(page) / 1024:7.1f} KiB  peak {peak:5.1f} MiB"
+        )
+        if parallelism < 1000:  # the widest takes minutes to describe whole
+            start = time.perf_counter()
+            whole = json.dumps(simulation.to_json(limit=len(simulation.vertices)))
+            every.append((time.perf_counter() - start) * 1000)
+            line += (
+                f"   every vertex described (what one request cost): "
+                f"+{every[0]:7.1f} ms {len(whole) / (1 << 20):5.1f} MiB"
+            )
+        print(line)
+    print("  goal: a request's work and answer bounded by the page, not the job's size")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=31)
     args = parser.parse_args()
     bench_graphs(args.repeat)
     bench_execution(max(5, args.repeat // 3))
+    bench_rescale(max(3, args.repeat // 10))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,11 @@ per JobVertex of the document (the chosen one, or all of them in topological ord
 * the slots the job needs before and after (per slot sharing group its widest vertex,
   summed over the groups, as `compiler.jobgraph` computes them).
 
+A job may have thousands of vertices, so the answer (`RescaleSimulation.to_json`) is a
+page of them: what every vertex's state does is judged (the verdict, the problems counted,
+the pin), but the subtasks are worked out only for the vertices the page describes, and the
+problems listed are bounded (`shown_problems`).
+
 Restoring follows `StateAssignmentOperation.checkParallelismPreconditions`: the state
 keeps the max parallelism it was saved with. A vertex that sets its max parallelism must
 keep it; one that leaves it to Flink takes the savepoint's, whatever it would derive now
@@ -80,6 +85,14 @@ SUBTASKS_SHOWN = 64
 """Subtasks described per side of a vertex: the first ones, as many as a view draws."""
 READS_SHOWN = 16
 """Old subtasks listed per new subtask (a shrink to 1 reads from every old one)."""
+VERTICES_SHOWN = 20
+"""Vertices an answer describes by default: a page (a job may have thousands)."""
+MAX_VERTICES_SHOWN = 100
+"""The most an answer describes: each is up to 2 x `SUBTASKS_SHOWN` subtasks."""
+PROBLEMS_SHOWN = 200
+"""Problems an answer lists (all of them are counted)."""
+PIN_NAMES_SHOWN = 5
+"""Vertices a pin's message names; the others are counted."""
 
 # Compiler errors that only repeat `above-max-parallelism` in the compiler's words.
 _ABOVE_MAX_CODES = frozenset({"node.parallelism-above-max", "execution.parallelism-above-max"})
@@ -221,13 +234,6 @@ class VertexRescale:
     parallelism_before: int
     parallelism_after: int
     max_parallelism: MaxParallelism
-    before: tuple[KeyGroups, ...]
-    """The first `SUBTASKS_SHOWN` old subtasks' key groups."""
-    after: tuple[NewSubtask, ...]
-    """The first `SUBTASKS_SHOWN` new subtasks; empty when the state cannot be restored at
-    the new parallelism."""
-    totals: Totals | None
-    """Over all new subtasks; None when the state cannot be restored."""
     after_vertices: tuple[VertexRef, ...]
     """The vertices its operators run in after the rescale (empty if it does not compile)."""
     restores: bool
@@ -240,12 +246,46 @@ class VertexRescale:
     def changed(self) -> bool:
         return self.parallelism_before != self.parallelism_after
 
+    # Worked out when asked, for the vertices a page shows: a job may have thousands of
+    # vertices, each up to 32768 subtasks wide.
+
+    @property
+    def before(self) -> tuple[KeyGroups, ...]:
+        """The first `SUBTASKS_SHOWN` old subtasks' key groups."""
+        return key_group_ranges(
+            self.max_parallelism.key_groups, self.parallelism_before, SUBTASKS_SHOWN
+        )
+
+    @property
+    def after(self) -> tuple[NewSubtask, ...]:
+        """The first `SUBTASKS_SHOWN` new subtasks; empty when the state cannot be restored
+        at the new parallelism."""
+        if not self.restores:
+            return ()
+        return redistribute(
+            self.max_parallelism.key_groups,
+            self.parallelism_before,
+            self.parallelism_after,
+            SUBTASKS_SHOWN,
+        )
+
+    @property
+    def totals(self) -> Totals | None:
+        """Over all new subtasks; None when the state cannot be restored."""
+        if not self.restores:
+            return None
+        return rescale_totals(
+            self.max_parallelism.key_groups, self.parallelism_before, self.parallelism_after
+        )
+
     @property
     def moved_key_groups(self) -> int | None:
         """Key groups that change subtask; None when the state cannot be restored."""
-        return None if self.totals is None else self.totals.moved
+        totals = self.totals
+        return None if totals is None else totals.moved
 
     def to_json(self) -> dict[str, Any]:
+        totals = self.totals
         return {
             "id": to_hex(self.id),
             "name": self.name,
@@ -257,8 +297,8 @@ class VertexRescale:
             "parallelism": {"before": self.parallelism_before, "after": self.parallelism_after},
             "maxParallelism": self.max_parallelism.to_json(),
             "restores": self.restores,
-            "movedKeyGroups": self.moved_key_groups,
-            "keptFraction": None if self.totals is None else self.totals.to_json(),
+            "movedKeyGroups": None if totals is None else totals.moved,
+            "keptFraction": None if totals is None else totals.to_json(),
             "subtasksShown": SUBTASKS_SHOWN,
             "before": [key_groups.to_json() for key_groups in self.before],
             "after": [subtask.to_json() for subtask in self.after],
@@ -329,7 +369,10 @@ class RescaleSimulation:
         parallelism and the operators' ids tell."""
         return self.ok and not any(p.severity == "error" for p in self.problems)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, offset: int = 0, limit: int = VERTICES_SHOWN) -> dict[str, Any]:
+        """The answer, describing the vertices from `offset` (in topological order) on, at
+        most `limit` of them, and the problems that matter there (`shown_problems`)."""
+        page = self.vertices[offset : offset + limit]
         return {
             "scope": self.rescale.scope,
             "vertex": None if self.rescale.vertex is None else to_hex(self.rescale.vertex),
@@ -339,10 +382,36 @@ class RescaleSimulation:
             "restores": self.restores,
             "slots": self.slots.to_json(),
             "subtasks": self.subtasks.to_json(),
-            "vertices": [vertex.to_json() for vertex in self.vertices],
-            "problems": [problem.to_json() for problem in self.problems],
+            "page": {"offset": offset, "limit": limit, "total": len(self.vertices)},
+            "vertices": [vertex.to_json() for vertex in page],
+            "problems": [
+                problem.to_json()
+                for problem in shown_problems(self.problems, {vertex.id for vertex in page})
+            ],
+            "problemCounts": {
+                severity: sum(1 for problem in self.problems if problem.severity == severity)
+                for severity in PROBLEM_SEVERITIES
+            },
             "pin": None if self.pin is None else self.pin.to_json(),
         }
+
+
+def shown_problems(
+    problems: tuple[RescaleProblem, ...], page: set[Hash128]
+) -> tuple[RescaleProblem, ...]:
+    """At most `PROBLEMS_SHOWN` of `problems`: the whole job's, then those of the vertices
+    on the page, by severity, then the errors of other vertices (what makes the verdict
+    "does not restore" wherever the user is)."""
+    rank = {severity: order for order, severity in enumerate(PROBLEM_SEVERITIES)}
+
+    def here(problem: RescaleProblem) -> bool:
+        return problem.vertex is None or problem.vertex in page
+
+    nearby = sorted(
+        (p for p in problems if here(p)), key=lambda p: (p.vertex is not None, rank[p.severity])
+    )
+    elsewhere = [p for p in problems if not here(p) and p.severity == "error"]
+    return tuple([*nearby, *elsewhere][:PROBLEMS_SHOWN])
 
 
 # Key groups ---------------------------------------------------------------------------------
@@ -402,9 +471,10 @@ def rescale_totals(max_parallelism: int, old: int, new: int) -> Totals:
     overlapping = min(shared, -(-min(old, new) // abs(new - old)))
     kept_total = 0
     least, most = 1.0, 0.0
-    for index in range(overlapping):
-        start_new, end_new = key_group_range(max_parallelism, new, index)
-        start_old, end_old = key_group_range(max_parallelism, old, index)
+    m = max_parallelism
+    for index in range(overlapping):  # `key_group_range` inlined: up to 32768 turns
+        start_new, end_new = (index * m + new - 1) // new, ((index + 1) * m - 1) // new
+        start_old, end_old = (index * m + old - 1) // old, ((index + 1) * m - 1) // old
         kept = max(0, min(end_new, end_old) - max(start_new, start_old) + 1)
         kept_total += kept
         fraction = kept / (end_new - start_new + 1)
@@ -529,7 +599,11 @@ def pin_edits(
         for vertex in derived
         for node in vertex.nodes
     )
-    names = ", ".join(f"{v.name} to {v.max_parallelism.key_groups}" for v in derived)
+    names = ", ".join(
+        f"{v.name} to {v.max_parallelism.key_groups}" for v in derived[:PIN_NAMES_SHOWN]
+    )
+    if len(derived) > PIN_NAMES_SHOWN:
+        names += f" and of {len(derived) - PIN_NAMES_SHOWN} more vertices to theirs"
     return Pin(edits, f"Set the max parallelism of {names}: the key groups its state has now.")
 
 
@@ -643,9 +717,6 @@ def _vertex_rescale(
             derived_after=None if explicit else compute_default_max_parallelism(new),
             after=key_groups if restores else None,
         ),
-        before=key_group_ranges(key_groups, old, SUBTASKS_SHOWN),
-        after=redistribute(key_groups, old, new, SUBTASKS_SHOWN) if restores else (),
-        totals=rescale_totals(key_groups, old, new) if restores else None,
         after_vertices=tuple(after_refs.values()),
         restores=restores,
     )

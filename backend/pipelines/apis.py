@@ -251,7 +251,8 @@ class RescaleApi(APIView):
         "from and what it keeps, slots, and whether the state's max parallelism allows "
         "it. Without `vertex`, `parallelism` is the job's new default parallelism, which "
         "operators that set their own do not follow. A version that does not compile is a "
-        "409 `not-compiled`. A user may ask RESCALES_PER_MINUTE a minute (429 past it).",
+        "409 `not-compiled`. The answer judges every vertex but describes a page of them "
+        "(`offset`, `limit`). A user may ask RESCALES_PER_MINUTE a minute (429 past it).",
     )
     def get(self, request: Request, pipeline_id: int) -> Response:
         pipeline = _pipeline(request, pipeline_id)
@@ -263,6 +264,8 @@ class RescaleApi(APIView):
             ref=query.get("version", selectors.WORKING),
             vertex=query.get("vertex"),
             parallelism=query["parallelism"],
+            offset=query["offset"],
+            limit=query["limit"],
         )
         return Response(simulation.model_dump(mode="json"))
 

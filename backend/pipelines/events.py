@@ -357,6 +357,23 @@ class RescalePin(WireMessage):
     message: str
 
 
+class RescalePage(WireMessage):
+    """Which vertices an answer describes, in topological order."""
+
+    offset: int
+    limit: int
+    total: int
+    """Vertices in the scope: the one chosen, or every vertex of the job."""
+
+
+class RescaleProblemCounts(WireMessage):
+    """Problems over every vertex of the scope, listed or not."""
+
+    error: int
+    warning: int
+    info: int
+
+
 class RescaleChoice(WireMessage):
     """A JobVertex of the version that may be rescaled."""
 
@@ -386,9 +403,13 @@ class RescaleSimulation(WireMessage):
     """Every vertex's state restores at its new parallelism, under the same ids."""
     slots: BeforeMaybeAfter
     subtasks: BeforeMaybeAfter
+    page: RescalePage
     vertices: list[RescaledVertex]
-    """The vertex chosen, or every vertex of the job in topological order."""
+    """The vertex chosen, or the job's vertices of the page, in topological order."""
     problems: list[RescaleProblem]
+    """The whole job's and the page's vertices' problems, then other vertices' errors:
+    at most 200 (`problemCounts` counts them all)."""
+    problemCounts: RescaleProblemCounts
     pin: RescalePin | None
     """Null when every vertex shown sets its max parallelism."""
     choices: list[RescaleChoice]

@@ -26,7 +26,7 @@ from compiler.hashing import to_hex
 from compiler.model import Hash128
 from compiler.pipeline import Compilation, compile_document
 from compiler.render import render_json, render_text
-from compiler.rescale import Rescale, RescaleRefused, simulate_rescale
+from compiler.rescale import VERTICES_SHOWN, Rescale, RescaleRefused, simulate_rescale
 from config.errors import Conflict, DocumentRejected, InvalidRequest, NotFound
 from pipelines import events
 from pipelines.documents import (
@@ -249,11 +249,14 @@ def pipeline_rescale(
     ref: VersionRef = WORKING,
     vertex: str | None = None,
     parallelism: int,
+    offset: int = 0,
+    limit: int = VERTICES_SHOWN,
 ) -> events.RescaleSimulation:
     """The working copy or version `ref` restarted from a savepoint with `parallelism` for
     the JobVertex `vertex` (its id in hex), or as the whole job's default parallelism
-    (`compiler.rescale`). Any member may look; a version that does not compile is a
-    `Conflict` (`not-compiled`), an unknown vertex an `InvalidRequest` naming `vertex`."""
+    (`compiler.rescale`), describing `limit` vertices from `offset` on. Any member may
+    look; a version that does not compile is a `Conflict` (`not-compiled`), an unknown
+    vertex an `InvalidRequest` naming `vertex`."""
     require_role(user=user, workspace=pipeline.workspace_id, minimum=Role.VIEWER)
     document = pipeline_document(pipeline=pipeline, ref=ref)
     compilation = compile_document(document)
@@ -290,7 +293,7 @@ def pipeline_rescale(
     ]
     return events.RescaleSimulation.model_validate(
         {
-            **simulation.to_json(),
+            **simulation.to_json(offset, limit),
             "pipeline": pipeline.pk,
             "version": None if ref == WORKING else int(ref),
             "revision": pipeline.revision if ref == WORKING else None,

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from accounts.models import Role
 from accounts.serializers import UserRefSerializer
 from compiler.model import UPPER_BOUND_MAX_PARALLELISM
+from compiler.rescale import MAX_VERTICES_SHOWN, VERTICES_SHOWN
 from config.converters import MAX_ID
 from config.fields import (
     DocumentField,
@@ -126,6 +127,19 @@ class RescaleQuerySerializer(VersionQuerySerializer):
         min_value=1,
         max_value=UPPER_BOUND_MAX_PARALLELISM,
         help_text="The new parallelism: of the vertex, or the job's default.",
+    )
+
+    offset = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_ID,
+        default=0,
+        help_text="The first vertex described, by its place in topological order.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_VERTICES_SHOWN,
+        default=VERTICES_SHOWN,
+        help_text="How many vertices are described from `offset` on.",
     )
 
     def validate_vertex(self, value: str) -> str:

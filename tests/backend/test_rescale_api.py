@@ -229,11 +229,12 @@ def test_a_job_at_the_widest_parallelism_answers_in_a_small_body() -> None:
     team = make_team()
     _store(team, _wide_job(50))
 
-    response = team.client("viewer").get(_url(team, "parallelism=32768"))
+    response = team.client("viewer").get(_url(team, "parallelism=32768&limit=100"))
 
     assert response.status_code == 200, response.content[:300]
     assert len(response.content) < 2 * 1024 * 1024
     body = response.json()
+    assert body["page"] == {"offset": 0, "limit": 100, "total": 50}
     assert len(body["vertices"]) == 50
     for vertex in body["vertices"]:
         assert vertex["parallelism"] == {"before": 1, "after": 32768}
@@ -262,3 +263,50 @@ def test_rescale_simulations_are_limited_per_user(settings: Any) -> None:
     assert (
         team.client("editor").get(_url(team, f"vertex={vertex}&parallelism=4")).status_code == 200
     )
+
+
+def test_a_large_job_is_described_a_page_at_a_time_and_judged_whole() -> None:
+    team = make_team()
+    document = _wide_job(45)
+    del document["config"]["maxParallelism"]  # every vertex derives 128 key groups
+    _store(team, document)
+    viewer = team.client("viewer")
+
+    pages = [
+        viewer.get(_url(team, f"parallelism=200&offset={offset}")).json()
+        for offset in (0, 20, 40, 45)
+    ]
+
+    assert [page["page"] for page in pages] == [
+        {"offset": offset, "limit": 20, "total": 45} for offset in (0, 20, 40, 45)
+    ]
+    assert [len(page["vertices"]) for page in pages] == [20, 20, 5, 0]
+    described = [vertex["id"] for page in pages for vertex in page["vertices"]]
+    assert described == [choice["id"] for choice in pages[0]["choices"]]
+    # Every page gives the whole job's verdict and counts, and names every vertex whose
+    # state cannot be restored, on the page or not.
+    for page in pages:
+        assert (page["ok"], page["restores"]) == (True, False)
+        assert page["problemCounts"] == {"error": 45, "warning": 45, "info": 0}
+        errors = [p for p in page["problems"] if p["severity"] == "error"]
+        assert {p["vertex"] for p in errors} == set(described)
+        on_page = {vertex["id"] for vertex in page["vertices"]}
+        warned = {p["vertex"] for p in page["problems"] if p["severity"] == "warning"}
+        assert warned == on_page
+    # The pin sets every derived vertex, not only those of a page.
+    assert pages[3]["pin"]["edits"] == [
+        {"kind": "set_field", "element": "config", "field": "maxParallelism", "value": 128}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [("limit=101", "limit"), ("limit=0", "limit"), ("offset=-1", "offset")],
+)
+def test_a_page_out_of_bounds_is_refused(query: str, field: str) -> None:
+    team = make_team()
+
+    response = team.client("viewer").get(_url(team, f"parallelism=2&{query}"))
+
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]

@@ -14,16 +14,22 @@ from compiler.keygroups import compute_operator_index_for_key_group
 from compiler.model import Hash128, NodeId
 from compiler.pipeline import compile_document
 from compiler.rescale import (
+    PIN_NAMES_SHOWN,
+    PROBLEMS_SHOWN,
     READS_SHOWN,
     SUBTASKS_SHOWN,
     KeyGroups,
+    ProblemSeverity,
     Rescale,
+    RescaleProblem,
     RescaleRefused,
     RescaleSimulation,
     key_group_ranges,
+    pin_edits,
     redistribute,
     rescale_totals,
     rescaled_document,
+    shown_problems,
     simulate_rescale,
 )
 from tests.compiler.builders import GraphBuilder
@@ -508,3 +514,41 @@ def test_every_fixture_rescales_consistently(path: Path) -> None:
                     sum(s.key_groups.size for s in vertex.after)
                     == vertex.max_parallelism.key_groups
                 )
+
+
+def _problem(severity: ProblemSeverity, vertex: int | None) -> RescaleProblem:
+    return RescaleProblem(
+        "derived-max-parallelism", severity, "", None if vertex is None else Hash128(vertex)
+    )
+
+
+def test_the_problems_listed_are_the_page_s_then_other_vertices_errors() -> None:
+    job = _problem("error", None)
+    here = [_problem("info", 1), _problem("warning", 1), _problem("error", 2)]
+    elsewhere = [_problem("warning", 3), _problem("error", 3), _problem("error", 4)]
+
+    shown = shown_problems((*elsewhere, *here, job), {Hash128(1), Hash128(2)})
+
+    assert shown == (job, here[2], here[1], here[0], elsewhere[1], elsewhere[2])
+
+
+def test_the_problems_listed_are_bounded() -> None:
+    problems = tuple(_problem("error", vertex) for vertex in range(1, 3 * PROBLEMS_SHOWN))
+
+    shown = shown_problems(problems, {Hash128(3 * PROBLEMS_SHOWN - 1)})
+
+    assert len(shown) == PROBLEMS_SHOWN
+    assert shown[0] == problems[-1]  # the page's first
+
+
+def test_a_pin_over_many_vertices_names_a_few_and_counts_the_others() -> None:
+    document = _keyed()
+    simulation = simulate_rescale(document, Rescale(parallelism=3))
+    vertices = simulation.vertices * 4  # as many as a wide job's
+    nodes = sum(len(vertex.nodes) for vertex in vertices)
+
+    pin = pin_edits(vertices, document, whole_job=False)
+
+    assert pin is not None and len(pin.edits) == nodes
+    assert pin.message.count(" to ") == PIN_NAMES_SHOWN + 1
+    assert f"and of {len(vertices) - PIN_NAMES_SHOWN} more vertices to theirs" in pin.message
