@@ -2,7 +2,8 @@
  * Rescaling before the first deploy: pick the keyed vertex of a job that never set a max
  * parallelism, give it more subtasks, read one bar of key groups per subtask before and
  * after with the warning that the derived max parallelism caps growth, then set it
- * explicitly with the offered action and see it pinned.
+ * explicitly with the offered action and see it pinned. A job of many vertices is
+ * described a page at a time, with the errors of the other pages named.
  */
 
 import { readFileSync } from "node:fs";
@@ -181,5 +182,62 @@ describe("rescale", () => {
     // build the job.
     await page.getByTestId("rescale-parallelism").fill("8");
     await expect.poll(() => verdict.getAttribute("data-tone")).toBe("not-compiled");
+  });
+
+  it("describes a large job a page at a time and names the errors of other pages", async () => {
+    // 25 keyed steps in a row: 25 JobVertices, each deriving 128 key groups.
+    const steps = 25;
+    const document = {
+      format: "streamgraph/v1",
+      name: "long",
+      config: { defaultParallelism: 2 },
+      nodes: Array.from({ length: steps }, (_, at) => ({
+        id: at + 1,
+        name: at === 0 ? "Source: Numbers" : `Step ${at + 1}`,
+        operator: at === 0 ? "source.sequence" : "map",
+        params: at === 0 ? { from: 1, to: 100 } : { fn: "x + 1" },
+        ui: { x: 40 + 240 * at, y: 120 },
+      })),
+      edges: Array.from({ length: steps - 1 }, (_, at) => ({
+        source: at + 1,
+        target: at + 2,
+        partitioner: "HASH",
+        key: { fn: "x % 7" },
+      })),
+    };
+    const workspace = await firstWorkspace(ada);
+    const created = await api<{ id: number }>("POST", "pipelines/", ada.token, {
+      workspace: workspace.id,
+      name: "Long",
+      document,
+    });
+    const { context, page } = await signedIn(ada);
+    contexts.push(context);
+    await openEditor(page, created.id);
+
+    await page.getByTestId("view-rescale").click();
+    await page.getByTestId("rescale-parallelism").fill("200");
+
+    await expect
+      .poll(() => page.getByTestId("rescale-verdict").textContent())
+      .toContain("Does not restore");
+    const pager = page.getByTestId("rescale-pager");
+    await pager.getByText("Vertices 1–20 of 25").waitFor();
+    expect(await page.locator('[data-testid^="rescale-vertex-"]').count()).toBe(20);
+    const elsewhere = page.getByTestId("rescale-elsewhere");
+    expect(await elsewhere.getByTestId("rescale-problem").count()).toBe(5);
+    expect(await page.getByTestId("rescale-unlisted").textContent()).toBe(
+      "Also 5 warnings not listed here: see the other pages.",
+    );
+
+    await elsewhere.getByRole("button", { name: "Show Step 25" }).click();
+
+    await pager.getByText("Vertices 21–25 of 25").waitFor();
+    expect(await page.locator('[data-testid^="rescale-vertex-"]').count()).toBe(5);
+    const names = page.locator(".rescale-vertex .ev-section__name");
+    expect(await names.last().textContent()).toBe("Step 25");
+    expect(await elsewhere.getByTestId("rescale-problem").count()).toBe(20);
+    await pager.getByRole("button", { name: "Previous" }).click();
+    await pager.getByText("Vertices 1–20 of 25").waitFor();
   });
 });

@@ -464,6 +464,7 @@ export type RescaledSubtask = Wire.RescaledSubtask;
 export type RescaleProblem = Wire.RescaleProblem;
 export type RescaleChoice = Wire.RescaleChoice;
 export type RescaleMaxParallelism = Wire.RescaleMaxParallelism;
+export type RescalePage = Wire.RescalePage;
 
 export interface RescaleQuery {
   /** A saved version; the working copy if left out. */
@@ -471,6 +472,10 @@ export interface RescaleQuery {
   /** The JobVertexID to rescale; the whole job (its default parallelism) if left out. */
   readonly vertex?: string;
   readonly parallelism: number;
+  /** The first vertex described, by its place in topological order (0 if left out). */
+  readonly offset?: number;
+  /** How many vertices are described (the server's default if left out). */
+  readonly limit?: number;
 }
 
 export function getRescale(
@@ -479,7 +484,13 @@ export function getRescale(
   signal?: AbortSignal,
 ): Promise<RescaleSimulation> {
   return request("GET", `pipelines/${pipeline}/rescale/`, {
-    query: { version: query.version, vertex: query.vertex, parallelism: query.parallelism },
+    query: {
+      version: query.version,
+      vertex: query.vertex,
+      parallelism: query.parallelism,
+      offset: query.offset,
+      limit: query.limit,
+    },
     ...(signal === undefined ? {} : { signal }),
   });
 }

@@ -8,20 +8,28 @@ import {
   countText,
   maxParallelismText,
   movesText,
+  pageText,
   parallelismText,
+  problemsElsewhere,
   problemsOf,
+  unlistedProblemsText,
   verdictText,
 } from "./rescaleModel";
 
-/** What a rescale does: the verdict, slots, problems, the pin, and per vertex its bars. */
+/** What a rescale does: the verdict, slots, problems, the pin, and per vertex of the page
+ * its bars. */
 export function RescaleResult(props: {
   readonly simulation: RescaleSimulation;
   /** The pin may be applied: an editor looking at the working copy. */
   readonly canPin: boolean;
   readonly onPin: (edits: readonly Edit[]) => void;
+  /** Describe the vertices from this one on (by topological place). */
+  readonly onPage: (offset: number) => void;
 }) {
-  const { simulation, canPin, onPin } = props;
+  const { simulation, canPin, onPin, onPage } = props;
   const general = problemsOf(simulation, null);
+  const elsewhere = problemsElsewhere(simulation);
+  const unlisted = unlistedProblemsText(simulation);
   const pin = simulation.pin;
   return (
     <>
@@ -37,6 +45,37 @@ export function RescaleResult(props: {
           ` · default parallelism ${countText(simulation.defaultParallelism)}`}
       </p>
       {general.length > 0 && <Problems problems={general} />}
+      {elsewhere.length > 0 && (
+        <section className="rescale-elsewhere" data-testid="rescale-elsewhere">
+          <h3>On other pages</h3>
+          <ul className="rescale-problems">
+            {elsewhere.map(({ problem, vertexName, offset }, index) => (
+              <li
+                key={index}
+                className={`rescale-problem rescale-problem--${problem.severity}`}
+                data-testid="rescale-problem"
+                data-code={problem.code}
+              >
+                {problem.message}{" "}
+                <button
+                  type="button"
+                  className="link-button"
+                  onClick={() => {
+                    onPage(offset);
+                  }}
+                >
+                  Show {vertexName}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {unlisted !== null && (
+        <p className="muted" data-testid="rescale-unlisted">
+          {unlisted}
+        </p>
+      )}
       {pin !== null && (
         <div className="rescale-pin" data-testid="rescale-pin">
           <span>{pin.message}</span>
@@ -57,6 +96,7 @@ export function RescaleResult(props: {
           </button>
         </div>
       )}
+      <Pager simulation={simulation} onPage={onPage} testId="rescale-pager" />
       {simulation.vertices.map((vertex) => (
         <VertexSection
           key={vertex.id}
@@ -64,7 +104,47 @@ export function RescaleResult(props: {
           problems={problemsOf(simulation, vertex.id)}
         />
       ))}
+      {simulation.vertices.length > 4 && (
+        <Pager simulation={simulation} onPage={onPage} testId="rescale-pager-bottom" />
+      )}
     </>
+  );
+}
+
+/** Which vertices are described, and the way to the others. */
+function Pager(props: {
+  readonly simulation: RescaleSimulation;
+  readonly onPage: (offset: number) => void;
+  readonly testId: string;
+}) {
+  const { page, vertices } = props.simulation;
+  const text = pageText(page, vertices.length);
+  if (text === null) {
+    return null;
+  }
+  const { onPage, testId } = props;
+  return (
+    <nav className="rescale-pager" aria-label="Vertices described" data-testid={testId}>
+      <button
+        type="button"
+        disabled={page.offset === 0}
+        onClick={() => {
+          onPage(Math.max(0, page.offset - page.limit));
+        }}
+      >
+        Previous
+      </button>
+      <span>{text}</span>
+      <button
+        type="button"
+        disabled={page.offset + page.limit >= page.total}
+        onClick={() => {
+          onPage(page.offset + page.limit);
+        }}
+      >
+        Next
+      </button>
+    </nav>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 
 import * as api from "../api/resources";
 import type { Edit } from "../graph/edits";
@@ -6,6 +6,7 @@ import { useResource } from "../ui/useResource";
 import { RescaleRestore } from "./RescaleRestore";
 import { RescaleResult } from "./RescaleResult";
 import {
+  clampedOffset,
   currentParallelism,
   parseParallelism,
   rescaleQuery,
@@ -42,6 +43,8 @@ export function RescaleView(props: {
   const [target, setTarget] = useState<RescaleTarget>(JOB);
   const [text, setText] = useState(String(defaultParallelism));
   const [parallelism, setParallelism] = useState(defaultParallelism);
+  /** The first vertex described (the whole job is judged, a page of it described). */
+  const [offset, setOffset] = useState(0);
   const parsed = parseParallelism(text);
 
   const loadVersions = useCallback(
@@ -51,16 +54,23 @@ export function RescaleView(props: {
   const versions = useResource(loadVersions, String(pipelineId));
   const load = useCallback(
     (signal: AbortSignal) =>
-      api.getRescale(pipelineId, rescaleQuery(target, parallelism, version), signal),
-    [pipelineId, target, parallelism, version],
+      api.getRescale(pipelineId, rescaleQuery(target, parallelism, version, offset), signal),
+    [pipelineId, target, parallelism, version, offset],
   );
   const of = version === null ? `working@${revision}` : `v${version}`;
   const { data, error, loading } = useResource(
     load,
-    `${pipelineId}:${of}:${targetKey(target)}:${parallelism}`,
+    `${pipelineId}:${of}:${targetKey(target)}:${parallelism}:${offset}`,
     REFRESH_DELAY_MS,
   );
   const choices = data?.choices ?? [];
+  // An edit that removed vertices may leave the page past the last one: go to the last.
+  const clamped = data === null ? null : clampedOffset(data.page);
+  useEffect(() => {
+    if (clamped !== null) {
+      setOffset(clamped);
+    }
+  }, [clamped]);
 
   const enter = (value: string): void => {
     setText(value);
@@ -71,6 +81,7 @@ export function RescaleView(props: {
   };
   const choose = (next: RescaleTarget): void => {
     setTarget(next);
+    setOffset(0);
     const base = data?.defaultParallelism.before ?? defaultParallelism;
     enter(String(currentParallelism(next, choices, base)));
   };
@@ -99,6 +110,7 @@ export function RescaleView(props: {
             onChange={(event) => {
               setVersion(event.target.value === "" ? null : Number(event.target.value));
               setTarget(JOB);
+              setOffset(0);
             }}
           >
             <option value="">the working copy</option>
@@ -157,7 +169,12 @@ export function RescaleView(props: {
       )}
       {error === null && data === null && <p className="muted">Simulating…</p>}
       {error === null && data !== null && (
-        <RescaleResult simulation={data} canPin={canEdit && data.version === null} onPin={onPin} />
+        <RescaleResult
+          simulation={data}
+          canPin={canEdit && data.version === null}
+          onPin={onPin}
+          onPage={setOffset}
+        />
       )}
     </div>
   );

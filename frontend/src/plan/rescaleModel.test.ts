@@ -4,19 +4,25 @@ import type { RescaledVertex, RescaleProblem, RescaleSimulation } from "../api/r
 import {
   afterRows,
   beforeRows,
+  clampedOffset,
   countText,
   currentParallelism,
   firstRows,
   maxParallelismText,
   movesText,
+  pageStart,
+  pageText,
   parallelismText,
   parseParallelism,
   percent,
+  problemsElsewhere,
   problemsOf,
   readsText,
   rescaleQuery,
   subtaskColour,
+  unlistedProblemsText,
   verdictText,
+  VERTICES_PER_PAGE,
 } from "./rescaleModel";
 
 const VERTEX = "90bea66de1c231edf33913ecd54406c1";
@@ -100,8 +106,10 @@ function simulation(overrides: Partial<RescaleSimulation> = {}): RescaleSimulati
     restores: true,
     slots: { before: 2, after: 3 },
     subtasks: { before: 4, after: 5 },
+    page: { offset: 0, limit: 20, total: 1 },
     vertices: [reduce()],
     problems: [problem({})],
+    problemCounts: { error: 0, warning: 1, info: 0 },
     pin: null,
     choices: [
       {
@@ -143,8 +151,14 @@ describe("rescaleQuery and currentParallelism", () => {
     expect(rescaleQuery({ kind: "vertex", id: VERTEX }, 3, null)).toEqual({
       vertex: VERTEX,
       parallelism: 3,
+      limit: VERTICES_PER_PAGE,
     });
-    expect(rescaleQuery({ kind: "job" }, 6, 2)).toEqual({ parallelism: 6, version: 2 });
+    expect(rescaleQuery({ kind: "job" }, 6, 2, 40)).toEqual({
+      parallelism: 6,
+      version: 2,
+      offset: 40,
+      limit: VERTICES_PER_PAGE,
+    });
   });
 
   it("starts from what the target has now", () => {
@@ -361,5 +375,53 @@ describe("words", () => {
     expect(verdictText(simulation({ ok: false, restores: false }))).toBe(
       "At this parallelism the job does not compile, so Flink would not start it.",
     );
+  });
+});
+
+describe("pages of a large job", () => {
+  const page = (offset: number, total: number) => ({ offset, limit: 20, total });
+
+  it("says which vertices a page describes, when there is more than one page", () => {
+    expect(pageText(page(0, 1), 1)).toBeNull();
+    expect(pageText(page(0, 45), 20)).toBe("Vertices 1–20 of 45");
+    expect(pageText(page(40, 45), 5)).toBe("Vertices 41–45 of 45");
+    expect(pageText(page(60, 45), 0)).toBe("No vertices from 61 on, of 45");
+  });
+
+  it("goes back to the last page when an edit left it past the end", () => {
+    expect(clampedOffset(page(40, 45))).toBeNull();
+    expect(clampedOffset(page(0, 0))).toBeNull();
+    expect(clampedOffset(page(60, 45))).toBe(40);
+    expect(clampedOffset(page(40, 40))).toBe(20);
+    expect(pageStart(39)).toBe(20);
+    expect(pageStart(40)).toBe(40);
+  });
+
+  it("lists other pages' errors with the page of their vertex", () => {
+    const other = "a".repeat(32);
+    const choices = Array.from({ length: 45 }, (_, at) => ({
+      id: at === 0 ? VERTEX : at === 44 ? other : String(at).padStart(32, "0"),
+      name: at === 44 ? "Sink: Last" : `Step ${at}`,
+      parallelism: 2,
+      maxParallelism: 128,
+      maxParallelismExplicit: false,
+    }));
+    const error = problem({ severity: "error", code: "above-max-parallelism", vertex: other });
+    const result = simulation({
+      scope: "job",
+      vertex: null,
+      page: page(0, 45),
+      choices,
+      problems: [problem({}), problem({ vertex: null }), error],
+      problemCounts: { error: 45, warning: 45, info: 0 },
+    });
+
+    expect(problemsElsewhere(result)).toEqual([
+      { problem: error, vertexName: "Sink: Last", offset: 40 },
+    ]);
+    expect(unlistedProblemsText(result)).toBe(
+      "Also 44 errors, 43 warnings not listed here: see the other pages.",
+    );
+    expect(unlistedProblemsText(simulation())).toBeNull();
   });
 });

@@ -10,6 +10,7 @@ import type {
   RescaledSubtask,
   RescaledVertex,
   RescaleMaxParallelism,
+  RescalePage,
   RescaleProblem,
   RescaleQuery,
   RescaleSimulation,
@@ -42,17 +43,49 @@ export function parseParallelism(text: string): ParsedParallelism {
   return { ok: true, value };
 }
 
-/** The request for a target at a parallelism, of a version or (null) the working copy. */
+/** Vertices the view asks the server to describe at a time (it judges all of them). */
+export const VERTICES_PER_PAGE = 20;
+
+/** The request for a target at a parallelism, of a version or (null) the working copy,
+ * describing the vertices from `offset` on. */
 export function rescaleQuery(
   target: RescaleTarget,
   parallelism: number,
   version: number | null,
+  offset = 0,
 ): RescaleQuery {
   return {
     parallelism,
     ...(target.kind === "vertex" ? { vertex: target.id } : {}),
     ...(version === null ? {} : { version }),
+    ...(offset === 0 ? {} : { offset }),
+    limit: VERTICES_PER_PAGE,
   };
+}
+
+/** The page that starts with the `index`-th vertex (in topological order). */
+export function pageStart(index: number, limit: number = VERTICES_PER_PAGE): number {
+  return Math.floor(Math.max(0, index) / limit) * limit;
+}
+
+/** Where to go when the page asked for lies past the last vertex (an edit removed some):
+ * the last page; null when the page is fine. */
+export function clampedOffset(page: RescalePage): number | null {
+  if (page.offset < page.total || page.offset === 0) {
+    return null;
+  }
+  return pageStart(page.total - 1, page.limit);
+}
+
+/** "Vertices 21–40 of 45", or null when one page holds them all. */
+export function pageText(page: RescalePage, shown: number): string | null {
+  if (page.offset === 0 && shown >= page.total) {
+    return null;
+  }
+  if (shown === 0) {
+    return `No vertices from ${page.offset + 1} on, of ${page.total}`;
+  }
+  return `Vertices ${page.offset + 1}–${page.offset + shown} of ${page.total}`;
 }
 
 /** The parallelism a target has now: a vertex's own, or the job's default. */
@@ -236,6 +269,52 @@ export function problemsOf(simulation: RescaleSimulation, vertex: string | null)
   return simulation.problems
     .filter((problem) => problem.vertex === vertex)
     .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
+}
+
+/** A problem of a vertex on another page, with where that page starts. */
+export interface ProblemElsewhere {
+  readonly problem: RescaleProblem;
+  readonly vertexName: string;
+  readonly offset: number;
+}
+
+/** The problems the server listed for vertices this page does not describe (their errors:
+ * what makes the job not restore), each with the page of its vertex. */
+export function problemsElsewhere(simulation: RescaleSimulation): ProblemElsewhere[] {
+  const shown = new Set(simulation.vertices.map((vertex) => vertex.id));
+  const index = new Map(simulation.choices.map((choice, at) => [choice.id, at]));
+  const found: ProblemElsewhere[] = [];
+  for (const problem of simulation.problems) {
+    if (problem.vertex === null || shown.has(problem.vertex)) {
+      continue;
+    }
+    const at = index.get(problem.vertex);
+    found.push({
+      problem,
+      vertexName: at === undefined ? problem.vertex : (simulation.choices[at]?.name ?? ""),
+      offset: pageStart(at ?? 0, simulation.page.limit),
+    });
+  }
+  return found;
+}
+
+/** How many problems the server counted but did not list ("and 12 more warnings"), or
+ * null when it listed them all. */
+export function unlistedProblemsText(simulation: RescaleSimulation): string | null {
+  const parts: string[] = [];
+  for (const severity of ["error", "warning", "info"] as const) {
+    const listed = simulation.problems.filter((p) => p.severity === severity).length;
+    const more = simulation.problemCounts[severity] - listed;
+    if (more > 0) {
+      const noun = severity === "info" ? "note" : severity;
+      parts.push(`${more} ${noun}${more === 1 ? "" : "s"}`);
+    }
+  }
+  if (parts.length === 0) {
+    return null;
+  }
+  const more = simulation.page.total > simulation.vertices.length;
+  return `Also ${parts.join(", ")} not listed here${more ? ": see the other pages" : ""}.`;
 }
 
 /** The simulation's verdict in one sentence. */

@@ -956,11 +956,17 @@ export interface RescaleSimulation {
   readonly restores: boolean;
   readonly slots: BeforeMaybeAfter;
   readonly subtasks: BeforeMaybeAfter;
+  readonly page: RescalePage;
   /**
-   * The vertex chosen, or every vertex of the job in topological order.
+   * The vertex chosen, or the job's vertices of the page, in topological order.
    */
   readonly vertices: readonly RescaledVertex[];
+  /**
+   * The whole job's and the page's vertices' problems, then other vertices' errors:
+   * at most 200 (`problemCounts` counts them all).
+   */
   readonly problems: readonly RescaleProblem[];
+  readonly problemCounts: RescaleProblemCounts;
   /**
    * Null when every vertex shown sets its max parallelism.
    */
@@ -980,6 +986,17 @@ export interface BeforeMaybeAfter {
    * Null when the rescaled job does not compile.
    */
   readonly after: number | null;
+}
+/**
+ * Which vertices an answer describes, in topological order.
+ */
+export interface RescalePage {
+  readonly offset: number;
+  readonly limit: number;
+  /**
+   * Vertices in the scope: the one chosen, or every vertex of the job.
+   */
+  readonly total: number;
 }
 /**
  * One JobVertex of the version, before and after the rescale.
@@ -1108,6 +1125,14 @@ export interface RescaleProblem {
   readonly message: string;
   readonly vertex: string | null;
   readonly node: number | null;
+}
+/**
+ * Problems over every vertex of the scope, listed or not.
+ */
+export interface RescaleProblemCounts {
+  readonly error: number;
+  readonly warning: number;
+  readonly info: number;
 }
 /**
  * What sets the max parallelism every derived vertex shown has now, as one step.
