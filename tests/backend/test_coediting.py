@@ -645,6 +645,7 @@ def test_presence_beyond_its_limits_is_refused_not_broadcast(
     run(scenario)
 
 
+@pytest.mark.both_databases
 def test_snapshots_asked_for_are_limited_per_user_and_the_socket_stays(
     team: Team, settings: Any
 ) -> None:

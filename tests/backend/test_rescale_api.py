@@ -244,6 +244,7 @@ def test_a_job_at_the_widest_parallelism_answers_in_a_small_body() -> None:
         assert vertex["keptFraction"] == {"least": 0.0, "most": 1.0}
 
 
+@pytest.mark.both_databases
 def test_rescale_simulations_are_limited_per_user(settings: Any) -> None:
     settings.RESCALES_PER_MINUTE = 2
     team = make_team()
@@ -265,6 +266,7 @@ def test_rescale_simulations_are_limited_per_user(settings: Any) -> None:
     )
 
 
+@pytest.mark.both_databases
 def test_a_large_job_is_described_a_page_at_a_time_and_judged_whole() -> None:
     team = make_team()
     document = _wide_job(45)
