@@ -20,7 +20,6 @@ Processing-time windows are left out: they read the clock, so two runs differ by
 
 from __future__ import annotations
 
-import ast
 import json
 import random
 from dataclasses import dataclass, field
@@ -315,7 +314,7 @@ class Case:
     """What was drawn, in words: which fold, which key, the producer's kind."""
 
 
-FOLDS = ("reduce", "reduce", "sum", "min", "max")
+FOLDS = ("reduce", "reduce", "sum", "min", "max", "count")
 """The heads the SQL path folds, with reduce drawn most (its forms vary most)."""
 
 
@@ -328,8 +327,6 @@ class Generator:
         self.seed = seed
         self.rng = random.Random(seed)
         self.aimed = False
-        self.key_reads: set[str] = set()
-        """What the key of the consumer being drawn reads, as paths of the reduce's `a`."""
 
     @property
     def fast(self) -> float:
@@ -467,8 +464,6 @@ class Generator:
             b.retarget(node, rng.choice(("REBALANCE", "SHUFFLE", "RESCALE", "BROADCAST")))
             return node, out, p
         key, key_type = self.key(kind)
-        # Aimed pipelines fold the fields their key does not read, as the SQL path needs.
-        self.key_reads = key_reads(key) if self.aimed else set()
         head = rng.choice(FOLDS if self.aimed else KEYED_HEADS)
         if head in ("sum", "min", "max") and self.field_of(kind, head) is _NO_FIELD:
             head = "reduce"
@@ -514,8 +509,6 @@ class Generator:
 
         def fold(path_a: str, path_b: str, part: Type) -> str:
             options = [path_a]
-            if path_a in self.key_reads or "a" in self.key_reads:
-                return path_a
             if part == INT:
                 options += [f"{path_a} + {path_b}", f"{path_b} + {path_a}"]
             if part in (INT, STR):
@@ -549,18 +542,14 @@ class Generator:
         else:
             wanted = (INT, FLOAT, STR) if head == "sum" else SCALARS
         if isinstance(kind, tuple):
-            positions = [
-                i
-                for i, part in enumerate(kind)
-                if part in wanted and f"a[{i}]" not in self.key_reads
-            ]
-            if positions and "a" not in self.key_reads:
+            positions = [i for i, part in enumerate(kind) if part in wanted]
+            if positions:
                 return str(rng.choice(positions))
         if isinstance(kind, Dict):
             names = [name for name, part in kind.fields if part in wanted]
             if names:
                 return rng.choice(names)
-        if kind in wanted and "a" not in self.key_reads:
+        if kind in wanted:
             return rng.choice((None, ""))
         return _NO_FIELD
 
@@ -623,26 +612,6 @@ class Generator:
 
 
 _NO_FIELD: Any = object()
-
-
-def key_reads(key: str) -> set[str]:
-    """The record's fields a key reads, as `a[i]`, or `a` when it reads the whole record."""
-    read: set[str] = set()
-    tree = ast.parse(key, mode="eval")
-    fields = set()
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "x"
-            and isinstance(node.slice, ast.Constant)
-        ):
-            read.add(f"a[{node.slice.value}]")
-            fields.add(id(node.value))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == "x" and id(node) not in fields:
-            read.add("a")
-    return read
 
 
 def hashable_fields(kind: Type) -> list[tuple[str, Type]]:

@@ -289,7 +289,7 @@ class _Job:
             if feed:
                 assert self.produced is not None
                 body = FedBody(
-                    vertex, feed.fold, self.produced, offsets[: len(vertex.outputs)], summaries
+                    feed.body, feed.fold, self.produced, offsets[: len(vertex.outputs)], summaries
                 )
             else:
                 body = VertexBody(

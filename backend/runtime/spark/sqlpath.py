@@ -9,18 +9,19 @@ A *feed* is a pair of vertices joined by one HASH JobEdge:
   chain as column expressions (`flat_map` of a `split` as `explode`), then a partial
   aggregation per (producer subtask, key);
 - the consumer, in a BATCH run, has that edge as its only input and heads with a fold,
-  the only kinds whose output per key merging its records in any grouping gives (a
-  `count`, `aggregate`, window or plain transform runs in Python, whatever the key): a
-  keyed `reduce` whose function folds field by field (`a[i]` keeps the first record's field, `a[i] +
-  b[i]` sums ints, `max` / `min` of `a[i], b[i]`), or `sum` / `min` / `max` of a field;
-  the key may read only fields the fold keeps from the first record. The aggregated
+  the only kinds whose output per key merging its records in any grouping gives (an
+  `aggregate`, window or plain transform runs in Python, whatever the key): a keyed
+  `reduce` whose function folds field by field (`a[i]` keeps the first record's field,
+  `a[i] + b[i]` sums ints, `max` / `min` of `a[i], b[i]`), `sum` / `min` / `max` of a
+  field, or `count` (which reads nothing of the record: its rows are counted). The aggregated
   rows go to the consumer's subtasks by Flink's key groups computed in the JVM
   (`sg_subtask`), placed by Spark's own hash partitioning of a code that lands on that
-  subtask (`sg_partition_code`). The consumer's Python chain then runs as always, over
-  one record per key: each key's rows of the producer subtasks merged, in the order the
-  keys first came (producer subtask, then place in its output: the order the Python
-  path's shuffle delivers them, numbered by `monotonically_increasing_id`, whose high
-  bits are the partition), so its reduce emits exactly what it would have. A field the
+  subtask (`sg_partition_code`). The consumer's Python chain then runs over what its
+  head would emit: each key's rows of the producer subtasks merged into its folded
+  record (a count's `(key, count)`), in the order the keys first came (producer subtask,
+  then place in its output: the order the Python path's shuffle delivers them, numbered
+  by `monotonically_increasing_id`, whose high bits are the partition), the head
+  passing them on (`_fed_consumer`), so the key may read any field. A field the
   fold keeps from the first record is read from the grouped key when it is the key or a
   field of it, otherwise by `min_by` (which Spark aggregates by sorting).
 
@@ -40,7 +41,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from pyspark.accumulators import AccumulatorParam
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
 
 TEXT_SOURCES = frozenset({"source.text", "source.file"})
 STATELESS = frozenset({"map", "filter", "flat_map"})
-FOLDS = frozenset({"reduce", "sum", "min", "max"})
+FOLDS = frozenset({"reduce", "sum", "min", "max", "count"})
 BATCH = 1024
 """Records per batch handed to the consumer's chain."""
 
@@ -73,16 +74,20 @@ Shape = Any
 @dataclass(frozen=True, slots=True)
 class Fold:
     """How the consumer's keyed head folds a key's records, leaf by leaf of the record:
-    `first` (the first record's), `sum`, `min` or `max`."""
+    `first` (the first record's), `sum`, `min` or `max`; or, for a `count`, none of the
+    record: a key's records are only counted."""
 
     shape: Shape
     kinds: tuple[str, ...]
+    count: bool = False
 
 
 @dataclass(slots=True)
 class Feed:
     producer: VertexPlan
     consumer: VertexPlan
+    body: VertexPlan
+    """The consumer as its subtasks run it over the merged rows (`_fed_consumer`)."""
     fold: Fold
     frame: DataFrame
     """The consumer's input: (src, n, first, key, leaves...) rows, partition i subtask i."""
@@ -221,9 +226,24 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]
         key = as_struct(key_value)
     except Untranslatable as reason:
         raise Untranslatable(f"the key {key_text!r}: {reason}") from None
-    _check_key_kept(key_text, record, fold)
     frame = _aggregate(frame, record, key_value, key, fold, consumer)
-    return Feed(producer, consumer, fold, frame, reader)
+    return Feed(producer, consumer, _fed_consumer(consumer), fold, frame, reader)
+
+
+def _fed_consumer(consumer: VertexPlan) -> VertexPlan:
+    """The consumer as it runs over what its head would emit: the merged rows are already
+    one folded record per key (a `count`'s `(key, count)`), in the order the keys came,
+    which is what a keyed head emits at the end of input in BATCH mode. So the head
+    passes them on (a `map` of `x`), and nothing computes the key again from a record the
+    fold changed."""
+    from runtime.chains import generate_chains
+
+    head = consumer.node(consumer.head)
+    passed = replace(head, kind="map", params={"fn": "x"})
+    nodes = tuple(passed if node.id == head.id else node for node in consumer.nodes)
+    inputs = tuple(replace(edge, key=None) for edge in consumer.inputs)
+    body = replace(consumer, nodes=nodes, inputs=inputs)
+    return replace(body, codes=generate_chains(body))
 
 
 def _fold_head(consumer: VertexPlan) -> NodePlan:
@@ -233,8 +253,8 @@ def _fold_head(consumer: VertexPlan) -> NodePlan:
     head = consumer.node(consumer.head)
     if head.kind not in FOLDS:
         raise Untranslatable(
-            f"its consumer heads with {head.label}, a {head.kind}: only reduce, sum, min "
-            "and max are folded in SQL"
+            f"its consumer heads with {head.label}, a {head.kind}: only reduce, sum, min, "
+            "max and count are folded in SQL"
         )
     return head
 
@@ -305,6 +325,8 @@ def _shape(value: Value) -> Shape:
 
 def _fold(node: NodePlan, record: Value) -> Fold:
     """How `node` folds records of `record`'s shape, or Untranslatable."""
+    if node.kind == "count":
+        return Fold(None, (), count=True)
     cells = leaves(record)
     if node.kind != "reduce":
         position = node.params.get("field")
@@ -384,25 +406,6 @@ def _field_fold(expr: ast.expr, index: int | None, node: NodePlan) -> str:
     raise Untranslatable(f"{node.label}: the reduce does not fold field by field")
 
 
-def _check_key_kept(key_text: str, record: Value, fold: Fold) -> None:
-    """The key must read only fields the fold keeps from the first record: the consumer's
-    chain computes it again from the folded record."""
-    if all(kind == "first" for kind in fold.kinds):
-        return
-    try:
-        as_struct(translate(key_text, {"x": _masked(record, list(fold.kinds))}))
-    except Untranslatable:
-        raise Untranslatable("the key reads a field the fold changes") from None
-
-
-def _masked(value: Value, kinds: list[str]) -> Value:
-    """`value` with the leaves the fold changes given a type no expression accepts."""
-    if isinstance(value, Col):
-        kind = kinds.pop(0)
-        return value if kind == "first" else Col(value.column, "folded")
-    return Tup(tuple(_masked(item, kinds) for item in value.items))
-
-
 def _aggregate(
     frame: DataFrame,
     record: Value,
@@ -420,7 +423,8 @@ def _aggregate(
     aggregates = [F.count(F.lit(1)).alias("_n"), F.min(ordering).alias("_first")]
     in_key = _key_fields(key_value)
     fields = []
-    for index, (cell, kind) in enumerate(zip(leaves(record), fold.kinds, strict=True)):
+    cells = [] if fold.count else leaves(record)
+    for index, (cell, kind) in enumerate(zip(cells, fold.kinds, strict=True)):
         column = cell.column
         if kind == "first" and id(cell) in in_key:
             # Equal for all the key's records: the key's own field, no aggregate.
@@ -520,8 +524,9 @@ class FedBody(VertexBody):
             total += count
             group = groups.get(key)
             if group is None:
-                groups[key] = [first, cells]
+                groups[key] = [first, cells, count, key]
                 continue
+            group[2] += count
             earlier = first < group[0]
             if earlier:
                 group[0] = first
@@ -540,10 +545,13 @@ class FedBody(VertexBody):
         self.records_in = total
         self.produced.add(produced)
         ordered = sorted(groups.values(), key=lambda group: group[0])
-        shape = self.fold.shape
+        shape, counted = self.fold.shape, self.fold.count
         batch: list[Any] = []
-        for _, cells in ordered:
-            batch.append(_tuples(_build(shape, iter(cells))))
+        for _, cells, count, key in ordered:
+            if counted:  # what `count` emits: (key, its records), `_fed_consumer`
+                batch.append((_tuples(key), count))
+            else:
+                batch.append(_tuples(_build(shape, iter(cells))))
             if len(batch) >= BATCH:
                 yield 0, batch
                 batch = []

@@ -164,11 +164,14 @@ def test_the_generated_pipelines_exercise_the_sql_path(spark: Session, tmp_path:
     """The batches above hold pipelines the SQL path runs and ones it refuses for
     several reasons, so a gate that starts refusing everything cannot go unnoticed."""
     feeds = 0
+    heads: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     for batch in range(BATCHES):
         made = make_batch(batch, tmp_path / str(batch))
         choice = choose(made.plan, lambda: sql_session(spark.spark))
         feeds += len(choice.feeds)
+        heads.update(f.consumer.node(f.consumer.head).kind for f in choice.feeds.values())
         reasons.update(reason.split(":")[-1].strip() for reason in choice.reasons.values())
     assert feeds >= BATCHES, (feeds, reasons)
+    assert {"reduce", "count"} <= set(heads), heads
     assert len(reasons) >= 8, reasons

@@ -111,6 +111,12 @@ CASES = {
     "tuple": ("(x, len(x), 1)", "(x[1], x[0])", ("reduce", {"fn": "(a[0], a[1], a[2] + b[2])"})),
     "scalar": ("len(x)", "x % 5", ("reduce", {"fn": "a"})),
     "first of others": ("(x.upper(), len(x), x)", "x[1]", ("max", {"field": 2})),
+    "count": ("x", "x", ("count", {})),
+    "count by a constant": ("x", "0", ("count", {})),
+    "count by a tuple": ("(x, len(x))", "(x[1], x[0])", ("count", {})),
+    "count by a computed value": ("(len(x), x)", "x[0] % 3 == 1", ("count", {})),
+    "key of a sum": ("(x, len(x))", "x[1]", ("reduce", {"fn": "(a[0], a[1] + b[1])"})),
+    "scalar sum by its value": ("len(x)", "x % 4", ("sum", {})),
 }
 
 
@@ -165,7 +171,6 @@ def test_sql_vertices_report_states_and_exact_counts(
 
 FALLBACKS = {
     "product": ("(x, 1)", "x[0]", ("reduce", {"fn": "(a[0], a[1] * b[1])"})),
-    "key of a sum": ("(x, len(x))", "x[1]", ("reduce", {"fn": "(a[0], a[1] + b[1])"})),
     "float sum": ("(x, 0.5)", "x[0]", ("reduce", {"fn": "(a[0], a[1] + b[1])"})),
     "division": ("(x, len(x) / 2)", "x[0]", ("reduce", {"fn": "(a[0], a[1])"})),
 }
@@ -189,7 +194,6 @@ def test_what_does_not_translate_runs_in_python_alike(
 # Consumers the aggregation must not fold: each once gave one record (or none) on the SQL
 # path where Python gave one per word, with a key that reads no field of the record.
 NOT_FOLDS = {
-    "count": ("x", "0", ("count", {})),
     "aggregate": ("x", "0", ("aggregate", {"zero": "0", "add": "acc + 1", "result": "acc"})),
     "keyed_process": ("x", "'all'", ("keyed_process", {"fn": "x"})),
     "map": ("x", "0", ("map", {"fn": "x.upper()"})),
@@ -212,16 +216,7 @@ def test_a_consumer_that_is_not_a_fold_runs_in_python(
     producer, _ = sql.engines
     assert producer.reason == (
         f"its consumer heads with {run_plan.vertices[1].node(5).label}, a {kind}: only "
-        "reduce, sum, min and max are folded in SQL"
+        "reduce, sum, min, max and count are folded in SQL"
     )
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sinks(sql) == sinks(python)
-
-
-def test_a_keyed_count_is_refused_for_what_it_is(spark: Session, data: Path) -> None:
-    from runtime.spark.sqlpath import choose, sql_session
-
-    run_plan = plan(document("(x, len(x))", "x[0]", ("count", {})), data)
-    producer = run_plan.vertices[0]
-    reason = choose(run_plan, lambda: sql_session(spark.spark)).reasons[producer.id]
-    assert "a count: only reduce, sum, min and max are folded in SQL" in reason
