@@ -319,7 +319,7 @@ FOLDS = ("reduce", "reduce", "sum", "min", "max", "count")
 
 
 class Generator:
-    """Half the pipelines are *aimed* at the SQL path: a text source, a chain of the
+    """Half the pipelines are *aimed* at the SQL path: a text or number source, a chain of the
     expressions it translates (one in a hundred choices outside them), a fold behind the
     keyed edge, BATCH mode for most batches. The others are drawn from everything."""
 
@@ -383,7 +383,7 @@ class Generator:
         p = rng.randint(1, 4)
         choice = rng.choices(
             ("text", "file", "sequence", "generator", "collection", "csv", "named csv", "json"),
-            weights=(1, 1, 0, 0, 0, 0, 0, 0) if self.aimed else (4, 1, 2, 2, 1, 1, 1, 1),
+            weights=(2, 1, 1, 1, 0, 0, 0, 0) if self.aimed else (4, 1, 2, 2, 1, 1, 1, 1),
         )[0]
         b.note(f"source {choice}")
         if choice in ("text", "file"):

@@ -19,7 +19,9 @@ functions in a SparkSession's SQL:
   newer Unicode, and Spark rewrites `lower(upper(x))` as `lower(x)`.
 
 `text_frame` reads text files split over subtasks exactly as the `source.text` operator
-(`operators.sources.text_lines`): partition i is subtask i.
+(`operators.sources.text_lines`), and `number_frame` counts the numbers of each subtask's
+range as the sequence and generator sources split them (`operators.sources.number_splits`):
+partition i is subtask i.
 """
 
 from __future__ import annotations
@@ -49,12 +51,13 @@ def jar_path() -> str | None:
     return str(JAR) if JAR.is_file() else None
 
 
-def available(spark: SparkSession) -> bool:
-    """Whether this session's JVM has the functions (the jar was shipped at its start)."""
+def available(spark: SparkSession, cls: str = "FlinkKeys") -> bool:
+    """Whether this session's JVM has the functions, or the class `cls` of them (the jar
+    was shipped at its start: a session older than the jar lacks what came later)."""
     jvm: Any = spark.sparkContext._jvm
     try:
         jvm.java.lang.Class.forName(
-            f"{PACKAGE}.FlinkKeys", True, jvm.Thread.currentThread().getContextClassLoader()
+            f"{PACKAGE}.{cls}", True, jvm.Thread.currentThread().getContextClassLoader()
         )
     except Exception:
         return False
@@ -86,4 +89,22 @@ def text_frame(spark: SparkSession, uris: list[str], parallelism: int) -> tuple[
     reader = getattr(jvm, f"{PACKAGE}.TextRanges")
     rows = reader.read(context._jsc, paths, parallelism)
     frame = DataFrame(reader.frame(spark._jsparkSession, rows), spark)
+    return frame, int(rows.id())
+
+
+def number_frame(spark: SparkSession, ranges: list[range]) -> tuple[DataFrame, int]:
+    """(subtask, value) of every number of `ranges` (range i: subtask i's, step 1, within
+    64 bits), and the id of the RDD that makes them."""
+    from pyspark.sql import DataFrame
+
+    context = spark.sparkContext
+    jvm: Any = context._jvm
+    gateway: Any = context._gateway
+    starts = gateway.new_array(jvm.long, len(ranges))
+    stops = gateway.new_array(jvm.long, len(ranges))
+    for index, numbers in enumerate(ranges):
+        starts[index], stops[index] = numbers.start, numbers.stop
+    maker = getattr(jvm, f"{PACKAGE}.NumberRanges")
+    rows = maker.read(context._jsc, starts, stops)
+    frame = DataFrame(maker.frame(spark._jsparkSession, rows), spark)
     return frame, int(rows.id())

@@ -2,12 +2,14 @@
 
 A *feed* is a pair of vertices joined by one HASH JobEdge:
 
-- the producer reads text files (`source.text` or `source.file` heading the chain, on a
-  `file:` data location) and runs a straight chain of `map`, `filter` and `flat_map`
-  whose expressions translate (`translate`), as did the edge's key; the whole vertex
-  runs in the JVM: the text source's split over subtasks (`javafns.text_frame`), the
-  chain as column expressions (`flat_map` of a `split` as `explode`), then a partial
-  aggregation per (producer subtask, key);
+- the producer, on a `file:` data location, reads text files (`source.text` or
+  `source.file` heading the chain) or counts numbers (`source.sequence`, or
+  `source.generator` whose function of the index translates), and runs a straight chain
+  of `map`, `filter` and `flat_map` whose expressions translate (`translate`), as did
+  the edge's key; the whole vertex runs in the JVM: the source's split over subtasks
+  (`javafns.text_frame`, `javafns.number_frame`), the chain as column expressions
+  (`flat_map` of a `split` as `explode`), then a partial aggregation per (producer
+  subtask, key);
 - the consumer, in a BATCH run, has that edge as its only input and heads with a fold,
   the only kinds whose output per key merging its records in any grouping gives (an
   `aggregate`, window or plain transform runs in Python, whatever the key): a keyed
@@ -62,6 +64,8 @@ if TYPE_CHECKING:
     from runtime.plan import NodePlan, RunPlan, VertexPlan
 
 TEXT_SOURCES = frozenset({"source.text", "source.file"})
+NUMBER_SOURCES = frozenset({"source.sequence", "source.generator"})
+_LONG = 1 << 63
 STATELESS = frozenset({"map", "filter", "flat_map"})
 FOLDS = frozenset({"reduce", "sum", "min", "max", "count"})
 BATCH = 1024
@@ -172,16 +176,18 @@ def choose(plan: RunPlan, spark: Callable[[], SparkSession] | None) -> Choice:
 def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]) -> Feed:
     if producer.inputs:
         raise Untranslatable(
-            "it reads another vertex's output; only a vertex that reads text files starts "
-            "a SQL feed"
+            "it reads another vertex's output; only a vertex that heads with a text or "
+            "number source starts a SQL feed"
         )
     if producer.chained_sources:
         raise Untranslatable("it chains several sources")
     head = producer.node(producer.head)
-    if head.kind not in TEXT_SOURCES:
+    if head.kind not in TEXT_SOURCES | NUMBER_SOURCES:
         raise Untranslatable(f"{head.kind} is not read in SQL")
     if not data_location(plan.data_dir).is_local:
-        raise Untranslatable("files outside a file: location are read in Python")
+        if head.kind in TEXT_SOURCES:
+            raise Untranslatable("files outside a file: location are read in Python")
+        raise Untranslatable("a run on a location other than file: runs in Python")
     if _has_faults(plan, producer):
         raise Untranslatable("injected faults run in Python")
     if not producer.outputs:
@@ -205,15 +211,7 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]
     if key_text is None:
         raise Untranslatable("the HASH edge has no key")
     chain = _straight_chain(producer, head)
-
-    from pyspark.sql import functions as F
-
-    from runtime.spark.javafns import text_frame
-
-    files = [path.as_uri() for path in list_files(plan.data_dir, head.params["path"])]
-    lines, reader = text_frame(spark(), files, producer.parallelism)
-    frame = lines.select(F.col("subtask").alias("_src"), F.col("value").alias("_r0"))
-    record: Value = Col(F.col("_r0"), "str")
+    frame, record, reader = _source_frame(plan, producer, head, spark)
     for node in chain:
         try:
             frame, record = _operator(node, frame, record)
@@ -244,6 +242,44 @@ def _fed_consumer(consumer: VertexPlan) -> VertexPlan:
     inputs = tuple(replace(edge, key=None) for edge in consumer.inputs)
     body = replace(consumer, nodes=nodes, inputs=inputs)
     return replace(body, codes=generate_chains(body))
+
+
+def _source_frame(
+    plan: RunPlan, producer: VertexPlan, head: NodePlan, spark: Callable[[], SparkSession]
+) -> tuple[DataFrame, Value, int]:
+    """The source's records as (`_src`, `_r0`...) rows, partition i subtask i, split as
+    the source operator splits them; their value; the id of the RDD that makes them."""
+    from pyspark.sql import functions as F
+
+    from runtime.operators.sources import number_splits
+    from runtime.spark.javafns import available, number_frame, text_frame
+
+    p = producer.parallelism
+    if head.kind in TEXT_SOURCES:
+        files = [path.as_uri() for path in list_files(plan.data_dir, head.params["path"])]
+        lines, reader = text_frame(spark(), files, p)
+        frame = lines.select(F.col("subtask").alias("_src"), F.col("value").alias("_r0"))
+        return frame, Col(F.col("_r0"), "str"), reader
+    if head.kind == "source.sequence":
+        first, last = int(head.params["from"]), int(head.params["to"])
+    else:
+        first, last = 0, int(head.params["count"]) - 1
+    if last >= first and not (first >= -_LONG and last < _LONG - 1):
+        raise Untranslatable("numbers beyond 64 bits are made in Python")
+    session = spark()
+    if not available(session, "NumberRanges"):
+        raise Untranslatable("this Spark session predates the Java number source")
+    numbers, reader = number_frame(session, number_splits(first, last, p))
+    frame = numbers.select(F.col("subtask").alias("_src"), F.col("value").alias("_r0"))
+    number = Col(F.col("_r0"), "int")
+    if head.kind == "source.sequence":
+        return frame, number, reader
+    try:
+        value = translate(head.params["fn"], {"i": number})
+    except Untranslatable as reason:
+        raise Untranslatable(f"{head.label}: {reason}") from None
+    frame, record = _project(frame, value)
+    return frame, record, reader
 
 
 def _fold_head(consumer: VertexPlan) -> NodePlan:

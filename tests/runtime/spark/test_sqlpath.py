@@ -169,6 +169,52 @@ def test_sql_vertices_report_states_and_exact_counts(
     assert ("listener", "FINISHED") not in seen  # the driver ends it, with its counts
 
 
+NUMBERS = {
+    "sequence": (
+        ("source.sequence", {"from": -50, "to": 2000}),
+        [("map", {"fn": "x * 7 - 3"}), ("filter", {"predicate": "x % 5 != 0"})],
+        "x % 17",
+        ("sum", {}),
+    ),
+    "generator": (
+        ("source.generator", {"count": 1500, "fn": "(i % 13, str(i), i)"}),
+        [],
+        "x[0]",
+        ("count", {}),
+    ),
+    "fewer numbers than subtasks": (
+        ("source.sequence", {"from": 1, "to": 2}),
+        [],
+        "x",
+        ("reduce", {"fn": "a + b"}),
+    ),
+    "no numbers": (("source.generator", {"count": 0, "fn": "i"}), [], "x", ("max", {})),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMBERS))
+def test_number_sources_run_in_sql_alike(
+    spark: Session, data: Path, run_events: Any, case: str
+) -> None:
+    (source, params), chain, key, (head, head_params) = NUMBERS[case]
+    doc = Doc(parallelism=3, mode="BATCH").node(1, source, params)
+    last = 1
+    for number, (kind, kind_params) in enumerate(chain, start=10):
+        doc = doc.node(number, kind, kind_params).edge(last, number)
+        last = number
+    doc = (
+        doc.node(5, head, head_params, parallelism=2)
+        .node(6, "sink.collect", parallelism=2)
+        .edge(last, 5, "HASH", key=key)
+        .edge(5, 6)
+    )
+    run_plan = plan(doc.build(), data, preview=9)
+    python, sql = both(spark, run_plan, run_events)
+    assert [sql.details["engines"][v.id] for v in run_plan.vertices] == ["sql", "sql"]
+    assert sql.details["subtasks"] == python.details["subtasks"]
+    assert sinks(sql) == sinks(python)
+
+
 FALLBACKS = {
     "product": ("(x, 1)", "x[0]", ("reduce", {"fn": "(a[0], a[1] * b[1])"})),
     "float sum": ("(x, 0.5)", "x[0]", ("reduce", {"fn": "(a[0], a[1] + b[1])"})),
