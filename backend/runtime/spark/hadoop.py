@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.operators.base import OperatorError
 from runtime.operators.sources import parquet_row_groups
 from runtime.paths import PathError, PathMissing
+from runtime.spark.javafns import PACKAGE, has_class
 from runtime.spark.tasks import ReadLines, ReadWhole
 from runtime.storage import DataLocation, FileEntry, check_sink_path, hadoop_glob
 
@@ -48,6 +49,7 @@ _WHOLE_KINDS = {"source.csv": "csv", "source.parquet": "parquet"}
 _TEXT_INPUT = "org.apache.hadoop.mapreduce.lib.input.TextInputFormat"
 _LONG = "org.apache.hadoop.io.LongWritable"
 _TEXT = "org.apache.hadoop.io.Text"
+TEXT_BYTES = f"{PACKAGE}.TextBytes"
 
 
 class HadoopStorage:
@@ -187,14 +189,21 @@ def source_reads(
     subtasks, to be placed by `tasks.target_of`. `OperatorError` names a source whose
     path holds nothing to read."""
     pieces: list[RDD[Any]] = []
+    # The lines' bytes, decoded by `ReadLines` as Python decodes a file: location's; only
+    # without the jar (`make spark-jar`) as Java decodes them, which differs on bad UTF-8.
+    converter = TEXT_BYTES if has_class(context, "TextBytes") else None
     for rank, node in enumerate(sources):
         files = _files(storage, node)
         group = 0
         for index, file in enumerate(files):
             if node.kind in TEXT_KINDS and file.size and not storage.decompressed(file):
                 bom = storage.head(file, len(_BOM)) == _BOM
-                lines: RDD[tuple[int, str]] = context.newAPIHadoopRDD(
-                    _TEXT_INPUT, _LONG, _TEXT, conf=_text_input(file.uri)
+                lines: RDD[tuple[int, bytes | str]] = context.newAPIHadoopRDD(
+                    _TEXT_INPUT,
+                    _LONG,
+                    _TEXT,
+                    valueConverter=converter,
+                    conf=_text_input(file.uri),
                 )
                 read = ReadLines(node.id, node.name, rank, index, file.size, parallelism, bom)
                 pieces.append(lines.mapPartitions(read))

@@ -18,6 +18,9 @@ functions in a SparkSession's SQL:
   case tables of the Python that builds the jar (`casetables`): Spark's own follow a
   newer Unicode, and Spark rewrites `lower(upper(x))` as `lower(x)`.
 
+`TextBytes` hands Hadoop's text to Python as bytes, for the Python path's reads of other
+schemes than `file:` to decode as a `file:` location's source does.
+
 `text_frame` reads text files split over subtasks exactly as the `source.text` operator
 (`operators.sources.text_lines`), and `number_frame` counts the numbers of each subtask's
 range as the sequence and generator sources split them (`operators.sources.number_splits`):
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pyspark import SparkContext
     from pyspark.sql import DataFrame, SparkSession
 
 JAR = Path(__file__).resolve().parents[3] / "build" / "spark" / "streamgraph-spark.jar"
@@ -54,7 +58,12 @@ def jar_path() -> str | None:
 def available(spark: SparkSession, cls: str = "FlinkKeys") -> bool:
     """Whether this session's JVM has the functions, or the class `cls` of them (the jar
     was shipped at its start: a session older than the jar lacks what came later)."""
-    jvm: Any = spark.sparkContext._jvm
+    return has_class(spark.sparkContext, cls)
+
+
+def has_class(context: SparkContext, cls: str) -> bool:
+    """Whether the context's JVM has the class `cls` of the jar."""
+    jvm: Any = context._jvm
     try:
         jvm.java.lang.Class.forName(
             f"{PACKAGE}.{cls}", True, jvm.Thread.currentThread().getContextClassLoader()

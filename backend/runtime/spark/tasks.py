@@ -252,7 +252,8 @@ class ReadLines:
     bom: bool
     """The file starts with a UTF-8 byte order mark, which Hadoop's reader drops."""
 
-    def __call__(self, lines: Iterable[tuple[int, str]]) -> Iterator[Any]:
+    def __call__(self, read: Iterable[tuple[int, bytes | str]]) -> Iterator[Any]:
+        lines = _decoded(read)
         if self.bom:
             lines = _with_bom(lines)
         try:
@@ -290,6 +291,13 @@ class ReadWhole:
         if self.kind == "csv":
             return split_csv(data, self.file, self.parallelism)
         return split_text(data, self.parallelism)
+
+
+def _decoded(lines: Iterable[tuple[int, bytes | str]]) -> Iterator[tuple[int, str]]:
+    """Lines as text: bytes (`javafns` `TextBytes`) decoded as `operators.sources` decodes
+    a file's, invalid UTF-8 replaced byte by byte."""
+    for offset, line in lines:
+        yield offset, line if isinstance(line, str) else bytes(line).decode("utf-8", "replace")
 
 
 def _with_bom(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:

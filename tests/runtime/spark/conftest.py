@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,6 +42,26 @@ def spark() -> Iterator[Session]:
     session = get_session(TEST_SETTINGS)
     yield session
     stop_session()
+
+
+@pytest.fixture
+def viewfs(spark: Session, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
+    """`viewfs(folder)`: a `viewfs://` URI of `folder`, another scheme than `file:` that only
+    Hadoop's `FileSystem` reads (its mount table links to the folder); Hadoop's readers
+    split files every 512 bytes meanwhile."""
+    conf = spark.context._jsc.hadoopConfiguration()
+    keys: list[str] = ["mapreduce.input.fileinputformat.split.maxsize"]
+    conf.set(keys[0], "512")
+
+    def mount(folder: Path) -> str:
+        table = f"t{uuid.uuid4().hex[:12]}"
+        keys.append(f"fs.viewfs.mounttable.{table}.link./data")
+        conf.set(keys[-1], f"file://{folder}")
+        return f"viewfs://{table}/data"
+
+    yield mount
+    for key in keys:
+        conf.unset(key)
 
 
 @pytest.fixture

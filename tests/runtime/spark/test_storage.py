@@ -4,8 +4,7 @@ only through Spark's Hadoop file system layer."""
 from __future__ import annotations
 
 import os
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,26 +14,6 @@ from runtime.events import RunOutcome
 from runtime.spark.session import Session
 from tests.runtime.builders import Doc
 from tests.runtime.spark.conftest import plan_of, reported_stages, run_local, run_spark
-
-
-@pytest.fixture
-def viewfs(spark: Session, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
-    """`viewfs(folder)`: a `viewfs://` URI of `folder`, another scheme than `file:` that only
-    Hadoop's `FileSystem` reads (its mount table links to the folder); Hadoop's readers
-    split files every 512 bytes meanwhile."""
-    conf = spark.context._jsc.hadoopConfiguration()
-    keys: list[str] = ["mapreduce.input.fileinputformat.split.maxsize"]
-    conf.set(keys[0], "512")
-
-    def mount(folder: Path) -> str:
-        table = f"t{uuid.uuid4().hex[:12]}"
-        keys.append(f"fs.viewfs.mounttable.{table}.link./data")
-        conf.set(keys[-1], f"file://{folder}")
-        return f"viewfs://{table}/data"
-
-    yield mount
-    for key in keys:
-        conf.unset(key)
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -92,6 +71,8 @@ def write_inputs(root: Path) -> None:
     (root / "text" / "b,c[1].txt").write_bytes("\ufeffbom first\nsecond\n\nlast".encode())
     (root / "text" / "c.txt.gz").write_text("not compressed\nread as it is\n")
     (root / "text" / "d.txt").write_bytes(b"")
+    # Invalid UTF-8, which Python replaces byte by byte and Java's decoder otherwise.
+    (root / "text" / "e.txt").write_bytes(b"\xed\xa0\x80 surrogate\n\xe2\x82 cut\n\xff\xfe\n")
     (root / "text" / "_ignored.txt").write_text("no\n")
     (root / "text" / ".hidden").write_text("no\n")
     (root / "rows.jsonl").write_text('{"n": 1}\n\n[2, 3]\n  \n"four"\n' * 9)
@@ -143,6 +124,8 @@ def test_sources_give_each_subtask_the_same_records_on_every_scheme(
     assert previews(local) == previews(reference)
     assert previews(hadoop) == previews(reference)
     assert '"\ufeffbom first"' in previews(reference)[11, 0]  # as Python reads it
+    read = [text for preview in previews(reference).values() for text in preview]
+    assert '"\ufffd\ufffd\ufffd surrogate"' in read and '"\ufffd cut"' in read
     # Stages of their own read each source's files before the vertices that read them.
     stages = reported_stages(plan, hadoop).stages
     assert sorted([r.node for r in s.reads] for s in stages) == [[], [1], [2], [3], [4]]
