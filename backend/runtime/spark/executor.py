@@ -239,7 +239,9 @@ class _Job:
             self.staging = f".staging-{self.plan.token}"
         # The run's SQL session is made only when a vertex might run as SQL.
         spark = self.spark
-        self.choice = choose(self.plan, None if spark is None else partial(sql_session, spark))
+        self.choice = choose(
+            self.plan, None if spark is None else partial(sql_session, spark), self.storage
+        )
         producers = self.choice.producers
         if self.choice.feeds:
             self.produced = context.accumulator({}, ProducedCounts())
@@ -289,7 +291,12 @@ class _Job:
             if feed:
                 assert self.produced is not None
                 body = FedBody(
-                    feed.body, feed.fold, self.produced, offsets[: len(vertex.outputs)], summaries
+                    feed.body,
+                    feed.fold,
+                    self.produced,
+                    offsets[: len(vertex.outputs)],
+                    summaries,
+                    writes,
                 )
             else:
                 body = VertexBody(

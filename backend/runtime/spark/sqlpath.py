@@ -2,8 +2,8 @@
 
 A *feed* is a pair of vertices joined by one HASH JobEdge:
 
-- the producer, on a `file:` data location, reads text files (`source.text` or
-  `source.file` heading the chain) or counts numbers (`source.sequence`, or
+- the producer reads text files (`source.text` or `source.file` heading the chain, on
+  `file:` or any scheme Spark's Hadoop file systems reach) or counts numbers (`source.sequence`, or
   `source.generator` whose function of the index translates), and runs a straight chain
   of `map`, `filter` and `flat_map` whose expressions translate (`translate`), as did
   the edge's key; the whole vertex runs in the JVM: the source's split over subtasks
@@ -50,11 +50,11 @@ from pyspark.accumulators import AccumulatorParam
 
 from runtime.catalog import KEY_VARIABLES
 from runtime.expressions import compile_expression
-from runtime.paths import list_files
+from runtime.paths import PathError, list_files
 from runtime.spark.hooks import Meter
 from runtime.spark.tasks import VertexBody
 from runtime.spark.translate import Col, Tup, Untranslatable, Value, as_struct, leaves, translate
-from runtime.storage import data_location
+from runtime.storage import Storage, data_location
 
 if TYPE_CHECKING:
     from pyspark.accumulators import Accumulator
@@ -132,9 +132,12 @@ def sql_session(spark: SparkSession) -> SparkSession:
     return session
 
 
-def choose(plan: RunPlan, spark: Callable[[], SparkSession] | None) -> Choice:
+def choose(
+    plan: RunPlan, spark: Callable[[], SparkSession] | None, storage: Storage | None = None
+) -> Choice:
     """The feeds of `plan`. `spark` gives the session of the run's SQL, called only when a
-    vertex gets that far (None: the SQL path is off, every vertex runs Python)."""
+    vertex gets that far (None: the SQL path is off, every vertex runs Python); `storage`
+    lists the files of the run's data location (None: a `file:` one, listed here)."""
     choice = Choice()
     if spark is None:
         for vertex in plan.vertices:
@@ -152,7 +155,7 @@ def choose(plan: RunPlan, spark: Callable[[], SparkSession] | None) -> Choice:
         if vertex.id in taken:
             continue
         try:
-            feed = _feed(plan, vertex, once)
+            feed = _feed(plan, vertex, once, storage)
         except Untranslatable as reason:
             choice.reasons.setdefault(vertex.id, str(reason))
             continue
@@ -173,7 +176,12 @@ def choose(plan: RunPlan, spark: Callable[[], SparkSession] | None) -> Choice:
     return choice
 
 
-def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]) -> Feed:
+def _feed(
+    plan: RunPlan,
+    producer: VertexPlan,
+    spark: Callable[[], SparkSession],
+    storage: Storage | None,
+) -> Feed:
     if producer.inputs:
         raise Untranslatable(
             "it reads another vertex's output; only a vertex that heads with a text or "
@@ -184,10 +192,6 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]
     head = producer.node(producer.head)
     if head.kind not in TEXT_SOURCES | NUMBER_SOURCES:
         raise Untranslatable(f"{head.kind} is not read in SQL")
-    if not data_location(plan.data_dir).is_local:
-        if head.kind in TEXT_SOURCES:
-            raise Untranslatable("files outside a file: location are read in Python")
-        raise Untranslatable("a run on a location other than file: runs in Python")
     if _has_faults(plan, producer):
         raise Untranslatable("injected faults run in Python")
     if not producer.outputs:
@@ -211,7 +215,7 @@ def _feed(plan: RunPlan, producer: VertexPlan, spark: Callable[[], SparkSession]
     if key_text is None:
         raise Untranslatable("the HASH edge has no key")
     chain = _straight_chain(producer, head)
-    frame, record, reader = _source_frame(plan, producer, head, spark)
+    frame, record, reader = _source_frame(plan, producer, head, spark, storage)
     for node in chain:
         try:
             frame, record = _operator(node, frame, record)
@@ -245,7 +249,11 @@ def _fed_consumer(consumer: VertexPlan) -> VertexPlan:
 
 
 def _source_frame(
-    plan: RunPlan, producer: VertexPlan, head: NodePlan, spark: Callable[[], SparkSession]
+    plan: RunPlan,
+    producer: VertexPlan,
+    head: NodePlan,
+    spark: Callable[[], SparkSession],
+    storage: Storage | None,
 ) -> tuple[DataFrame, Value, int]:
     """The source's records as (`_src`, `_r0`...) rows, partition i subtask i, split as
     the source operator splits them; their value; the id of the RDD that makes them."""
@@ -256,8 +264,7 @@ def _source_frame(
 
     p = producer.parallelism
     if head.kind in TEXT_SOURCES:
-        files = [path.as_uri() for path in list_files(plan.data_dir, head.params["path"])]
-        lines, reader = text_frame(spark(), files, p)
+        lines, reader = text_frame(spark(), _file_uris(plan, head, storage), p)
         frame = lines.select(F.col("subtask").alias("_src"), F.col("value").alias("_r0"))
         return frame, Col(F.col("_r0"), "str"), reader
     if head.kind == "source.sequence":
@@ -280,6 +287,19 @@ def _source_frame(
         raise Untranslatable(f"{head.label}: {reason}") from None
     frame, record = _project(frame, value)
     return frame, record, reader
+
+
+def _file_uris(plan: RunPlan, head: NodePlan, storage: Storage | None) -> list[str]:
+    """The URIs of the files a text source reads, in its order, on any scheme (the Java
+    reader opens them with the context's Hadoop file systems). A path that cannot be
+    listed runs in Python, whose source says what is wrong with it."""
+    path = head.params["path"]
+    try:
+        if storage is None or data_location(plan.data_dir).is_local:
+            return [file.as_uri() for file in list_files(plan.data_dir, path)]
+        return [file.uri for file in storage.list_files(path)]
+    except (PathError, OSError) as error:
+        raise Untranslatable(f"its files cannot be listed: {error}") from None
 
 
 def _fold_head(consumer: VertexPlan) -> NodePlan:
@@ -530,8 +550,9 @@ class FedBody(VertexBody):
         produced: Accumulator[dict[tuple[str, int], int]],
         offsets: tuple[int, ...] = (),
         summaries: Any = None,
+        writes: tuple[tuple[int, int], ...] = (),
     ) -> None:
-        super().__init__(vertex, offsets, summaries)
+        super().__init__(vertex, offsets, summaries, writes=writes)
         self.fold = fold
         self.producer = vertex.inputs[0].producer
         self.produced = produced

@@ -20,7 +20,8 @@ import json
 import os
 import random
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ class Batch:
     cases: list[Case]
     plan: RunPlan
     data: Path
+    options: RunOptions
 
 
 def make_batch(batch: int, folder: Path) -> Batch:
@@ -65,7 +67,8 @@ def make_batch(batch: int, folder: Path) -> Batch:
     assert compilation.ok, compilation.diagnostics
     preview = random.Random(batch_seed(batch)).choice((10_000, 10_000, 6))
     options = RunOptions(data_dir=str(folder), preview_size=preview, seed=7)
-    return Batch(document, cases, build_run_plan(document, compilation, options), folder)
+    plan = build_run_plan(document, compilation, options)
+    return Batch(document, cases, plan, folder, options)
 
 
 @dataclass
@@ -147,15 +150,20 @@ def _case_text(batch: Batch, case: Case, found: list[str]) -> str:
 
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_every_path_gives_the_reference_run(
-    spark: Session, run_events: Any, tmp_path: Path, batch: int
+    spark: Session, run_events: Any, tmp_path: Path, viewfs: Callable[[Path], str], batch: int
 ) -> None:
     made = make_batch(batch, tmp_path)
     plan = made.plan
     local_events: list[SubtaskEvent] = []
     reference = observe(plan, run_locally(plan, local_events.append), local_events)
-    for path, sql in (("spark, all in Python", False), ("spark with the SQL path", True)):
+    paths = [("spark, all in Python", plan, False), ("spark with the SQL path", plan, True)]
+    if batch % 2 == 0:  # the same files on a scheme only Hadoop's file systems reach
+        options = replace(made.options, data_dir=viewfs(made.data))
+        hadoop = build_run_plan(made.document, compile_document(made.document), options)
+        paths.append(("spark with the SQL path on viewfs:", hadoop, True))
+    for path, run_plan, sql in paths:
         log = run_events()
-        result = run_spark(spark, plan, log, sql=sql)
+        result = run_spark(spark, run_plan, log, sql=sql)
         observed = observe(plan, result, log.settle())
         assert observed == reference, report(made, path, reference, observed)
 

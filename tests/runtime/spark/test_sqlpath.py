@@ -3,6 +3,8 @@ records in and out, subtask states, and every sink's output, previews in order."
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +66,7 @@ def document(
     )
 
 
-def plan(doc: dict[str, Any], data_dir: Path, preview: int = 10_000) -> RunPlan:
+def plan(doc: dict[str, Any], data_dir: Path | str, preview: int = 10_000) -> RunPlan:
     options = RunOptions(data_dir=str(data_dir), preview_size=preview, seed=7)
     return build_run_plan(doc, compile_document(doc), options)
 
@@ -213,6 +215,41 @@ def test_number_sources_run_in_sql_alike(
     assert [sql.details["engines"][v.id] for v in run_plan.vertices] == ["sql", "sql"]
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sinks(sql) == sinks(python)
+
+
+def test_a_feed_reads_and_writes_on_another_scheme_alike(
+    spark: Session, data: Path, run_events: Any, viewfs: Callable[[Path], str], tmp_path: Path
+) -> None:
+    """On a location only Hadoop's file systems reach, the text source is read in the JVM
+    and the consumer's file sink writes through Hadoop, as the Python path does."""
+    folders = {}
+    for path in ("python", "sql"):
+        folders[path] = tmp_path / path
+        shutil.copytree(data, folders[path])
+    document = (
+        Doc(parallelism=3, mode="BATCH")
+        .node(1, "source.text", {"path": "words"})
+        .node(2, "flat_map", {"fn": "x.split()"})
+        .node(3, "count", {}, parallelism=2)
+        .node(4, "sink.text", {"path": "out"}, parallelism=2)
+        .edge(1, 2)
+        .edge(2, 3, "HASH", key="x")
+        .edge(3, 4)
+        .build()
+    )
+    results = {}
+    for path, sql in (("python", False), ("sql", True)):
+        run_plan = plan(document, viewfs(folders[path]))
+        results[path] = run_spark(spark, run_plan, run_events(), sql=sql)
+        assert results[path].outcome is RunOutcome.FINISHED, results[path].error
+    assert set(results["sql"].details["engines"].values()) == {"sql"}
+    assert results["sql"].details["subtasks"] == results["python"].details["subtasks"]
+    written = {
+        path: {f.name: f.read_bytes() for f in (folder / "out").iterdir()}
+        for path, folder in folders.items()
+    }
+    assert written["sql"] == written["python"]
+    assert sum(len(text.splitlines()) for text in written["sql"].values()) > 30
 
 
 FALLBACKS = {

@@ -23,6 +23,7 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
+import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * The lines of text files as the runtime's text source splits them over its subtasks
@@ -30,7 +31,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * byte lies in [size * i / p, size * (i + 1) / p), without line breaks (a trailing \r
  * dropped), decoded as UTF-8 (an invalid sequence as U+FFFD, as Python's "replace" does).
  * Partition i of the result is subtask i; each row is (subtask, text), built as Spark's
- * internal rows: valid UTF-8 goes into the row as read, never through a Java String.
+ * internal rows: valid UTF-8 goes into the row as read, never through a Java String. The
+ * files may be on any scheme the context's Hadoop file systems reach.
  */
 public final class TextRanges {
   private TextRanges() {}
@@ -47,12 +49,16 @@ public final class TextRanges {
       subtasks.add(i);
     }
     String[] files = uris.clone();
+    // The context's Hadoop settings (spark.hadoop.*, a cluster's file systems) travel with
+    // the tasks: a Configuration made on an executor would know only its own files.
+    SerializableConfiguration settings =
+        new SerializableConfiguration(context.hadoopConfiguration());
     return context
         .parallelize(subtasks, parallelism)
         .mapPartitions(
             indexes -> {
               int subtask = indexes.next();
-              return new Lines(files, subtask, parallelism);
+              return new Lines(files, subtask, parallelism, settings.value());
             });
   }
 
@@ -66,7 +72,7 @@ public final class TextRanges {
     private final String[] files;
     private final int subtask;
     private final int parallelism;
-    private final Configuration conf = new Configuration();
+    private final Configuration conf;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream(256);
     private final byte[] block = new byte[1 << 16];
     private int blockStart;
@@ -77,8 +83,9 @@ public final class TextRanges {
     private long end;
     private InternalRow next;
 
-    Lines(String[] files, int subtask, int parallelism) {
+    Lines(String[] files, int subtask, int parallelism, Configuration conf) {
       this.files = files;
+      this.conf = conf;
       this.subtask = subtask;
       this.parallelism = parallelism;
     }
