@@ -297,9 +297,12 @@ def _file_uris(plan: RunPlan, head: NodePlan, storage: Storage | None) -> list[s
     try:
         if storage is None or data_location(plan.data_dir).is_local:
             return [file.as_uri() for file in list_files(plan.data_dir, path)]
-        return [file.uri for file in storage.list_files(path)]
+        files = [file.uri for file in storage.list_files(path)]
     except (PathError, OSError) as error:
         raise Untranslatable(f"its files cannot be listed: {error}") from None
+    if not files:  # an error there (`hadoop.source_reads`), which Python reports
+        raise Untranslatable(f"{path!r} holds no files to read")
+    return files
 
 
 def _fold_head(consumer: VertexPlan) -> NodePlan:

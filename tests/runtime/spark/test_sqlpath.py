@@ -252,6 +252,17 @@ def test_a_feed_reads_and_writes_on_another_scheme_alike(
     assert sum(len(text.splitlines()) for text in written["sql"].values()) > 30
 
 
+def test_an_empty_folder_on_another_scheme_fails_alike(
+    spark: Session, run_events: Any, viewfs: Callable[[Path], str], tmp_path: Path
+) -> None:
+    (tmp_path / "words").mkdir()
+    run_plan = plan(document("(x, 1)", "x[0]", ("sum", {"field": 1})), viewfs(tmp_path))
+    results = [run_spark(spark, run_plan, run_events(), sql=sql) for sql in (False, True)]
+    assert [r.outcome for r in results] == [RunOutcome.FAILED, RunOutcome.FAILED]
+    assert results[1].error == results[0].error
+    assert "holds no files to read" in (results[1].error or "")
+
+
 FALLBACKS = {
     "product": ("(x, 1)", "x[0]", ("reduce", {"fn": "(a[0], a[1] * b[1])"})),
     "float sum": ("(x, 0.5)", "x[0]", ("reduce", {"fn": "(a[0], a[1] + b[1])"})),
