@@ -34,7 +34,16 @@ how late subtask state changes reach a run monitor websocket.
    studio paths at parallelism 1, 2, 4 and 8, and through a chain of 50 operators
    (source, split, pair, 45 maps that pass the pair on, reduce, sink), one run each.
 
-2. Latency. Runs of a 4-vertex pipeline at parallelism 8 (32 subtasks) through the
+2. Shapes. The pipelines users write beyond the word count (`benchmarks.shapes`: a keyed
+   count, the word count in STREAMING mode, a split with an index and `int()`, arithmetic
+   over a sequence, event-time windows), each through the same server with its SQL path
+   on and as the DataFrame program a person would write, interleaved round by round
+   (`--shape-mb` inputs, default 100 MiB, and `--shape-rounds`). Printed: per shape the
+   ratio studio / DataFrame of the median wall and CPU times against the goal <= 1.5,
+   which engines ran its vertices, and whether the studio's records and every previewed
+   one match the hand-written answer.
+
+3. Latency. Runs of a 4-vertex pipeline at parallelism 8 (32 subtasks) through the
    same kind of server, on SQLite and, when reachable, on a throwaway PostgreSQL
    database. A websocket client notes the wall-clock time it reads each `run_update`;
    afterwards the run's stored journal says which `SubtaskEvent`s every entry folded.
@@ -44,10 +53,12 @@ how late subtask state changes reach a run monitor websocket.
    listener (Spark's own task launch and end times), all on this machine's clock.
 
     python -m benchmarks.spark_bench [--size-mb 100] [--rounds 3] [--parallelism 4]
-        [--scaling-mb 20] [--latency-runs 5] [--no-throughput] [--no-latency] [--postgres-url URL]
+        [--scaling-mb 20] [--shape-mb 100] [--shape-rounds 3] [--latency-runs 5]
+        [--no-throughput] [--no-shapes] [--no-latency] [--postgres-url URL]
 
-Quick run: `--size-mb 20 --rounds 1 --scaling-mb 5`. The text files are written once into
-`var/bench/` (named by their parameters) and reused; each server has a data folder of
+Quick run: `--size-mb 20 --rounds 1 --scaling-mb 5 --shape-mb 5 --shape-rounds 1`. The
+input files are written once into `var/bench/` (named by their parameters) and reused;
+each server has a data folder of
 its own (`RUNTIME_DATA_DIR`) and reads them, hard-linked, in its workspace's folder there.
 Needs Redis at `REDIS_URL` and Java for Spark.
 """
@@ -76,6 +87,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.shapes import Shape, check, edge, events_file, node, sequence_numbers, shapes
 from benchmarks.studio import REPO, Followed, Studio, follow, server_environment, serving
 from benchmarks.wordcount_programs import (
     FlinkKeyGroups,
@@ -232,17 +244,6 @@ def load() -> float:
 # Pipelines ------------------------------------------------------------------------------------
 
 
-def node(node_id: int, name: str, operator: str, **params: Any) -> dict[str, Any]:
-    return {"id": node_id, "name": name, "operator": operator, "params": params}
-
-
-def edge(source: int, target: int, partitioner: str, key: str | None = None) -> dict[str, Any]:
-    result: dict[str, Any] = {"source": source, "target": target, "partitioner": partitioner}
-    if key is not None:
-        result["key"] = {"fn": key}
-    return result
-
-
 def word_count_document(path: str, parallelism: int) -> dict[str, Any]:
     return {
         "format": "streamgraph/v1",
@@ -349,15 +350,17 @@ CHAIN_OPERATORS = 50
 
 
 @dataclass
-class StudioWordCount:
+class StudioPipeline:
     studio: Studio
     server_pid: int
     pipeline: int
 
-    def run(self, path: str) -> tuple[Timing, dict[str, Any]]:
+    def run(self, path: str | None = None) -> tuple[Timing, dict[str, Any]]:
+        """A run of the saved version; `path`: its source node 1 reads this file."""
         with CpuMeter(self.server_pid) as cpu:
             started = time.perf_counter()
-            run = self.studio.start_run(self.pipeline, {"1": {"path": path}})
+            params = None if path is None else {"1": {"path": path}}
+            run = self.studio.start_run(self.pipeline, params)
             followed = asyncio.run(follow(self.studio.host, self.studio.token, run))
             wall = followed.ended_at - started
         detail = self.studio.run_detail(run)
@@ -464,10 +467,10 @@ def throughput(args: argparse.Namespace, sql: Server, python: Server) -> int:
         f"master {args.master}, parallelism {p} (source, reduce, RDD partitions)"
     )
     studios = {
-        "studio": StudioWordCount(
+        "studio": StudioPipeline(
             sql.studio, sql.pid, sql.studio.saved_pipeline(word_count_document(path.name, p))
         ),
-        "studio Python": StudioWordCount(
+        "studio Python": StudioPipeline(
             python.studio,
             python.pid,
             python.studio.saved_pipeline(word_count_document(path.name, p)),
@@ -634,13 +637,110 @@ def scaling(args: argparse.Namespace, path: Path, sql: Server, python: Server) -
         timings = {}
         for name, server in servers.items():
             pipeline = server.studio.saved_pipeline(document)
-            timing, detail = StudioWordCount(server.studio, server.pid, pipeline).run(path.name)
+            timing, detail = StudioPipeline(server.studio, server.pid, pipeline).run(path.name)
             timings[name] = timing
             if name == "SQL":
                 engines = set(detail["details"].get("engines", {}).values())
         cells = "".join(f"{t.wall:9.2f} /{t.cpu:6.1f}" for t in timings.values())
         ratio = timings["Python"].wall / timings["SQL"].wall
         print(f"{label:<24}{cells}{ratio:12.2f}x  (SQL run: {', '.join(sorted(engines))})")
+
+
+# Shapes --------------------------------------------------------------------------------------
+
+
+def _by_hand(shape: Shape) -> Callable[[Any, str, int], list[tuple[Any, Any]]]:
+    def program(spark: Any, uri: str, p: int) -> list[tuple[Any, Any]]:
+        spark.conf.set("spark.sql.files.minPartitionNum", str(p))
+        spark.conf.set("spark.sql.shuffle.partitions", str(p))
+        return [tuple(row) for row in shape.dataframe(spark, uri, p).collect()]
+
+    return program
+
+
+def shape_rounds(args: argparse.Namespace, sql: Server) -> int:
+    """Each shape of `benchmarks.shapes` in the studio (its SQL path on) and by hand with
+    DataFrames, interleaved round by round; the number of problems in the results."""
+    p = args.parallelism
+    inputs = {
+        "words": words_file(args.shape_mb, args.words, args.seed),
+        "events": events_file(BENCH_DIR, args.shape_mb, args.seed),
+    }
+    warm_inputs = {
+        "words": words_file(WARM_UP_MB, args.words, args.seed),
+        "events": events_file(BENCH_DIR, WARM_UP_MB, args.seed),
+    }
+    for file in (*inputs.values(), *warm_inputs.values()):
+        workspace_file(sql.data_dir, sql.studio.workspace, file)
+    numbers = sequence_numbers(args.shape_mb)
+    print(
+        f"\nShapes: {args.shape_mb} MiB inputs ({inputs['words'].name}, "
+        f"{inputs['events'].name}), {numbers:,} numbers; parallelism {p}; studio (SQL path "
+        f"on) against the DataFrame program by hand, {args.shape_rounds} interleaved rounds"
+    )
+    from runtime.spark.session import SparkSettings, get_session, stop_session
+
+    settings = SparkSettings(
+        master=args.master,
+        app_name="StreamGraph bench: shapes by hand",
+        python_path=(str(REPO),),
+        conf=(("spark.hadoop.fs.local.block.size", str(1 << 40)),),
+    )
+    session = get_session(settings)
+    hand = HandWritten(session.spark, sql.pid)
+    listed = shapes(args.shape_mb)
+    studios: list[StudioPipeline] = []
+    warm_studios: list[StudioPipeline] = []
+    for shape, warm in zip(listed, shapes(WARM_UP_MB), strict=True):
+        for target, files, chosen in ((studios, inputs, shape), (warm_studios, warm_inputs, warm)):
+            name = files[chosen.input].name if chosen.input != "none" else ""
+            pipeline = sql.studio.saved_pipeline(chosen.document(name, p))
+            target.append(StudioPipeline(sql.studio, sql.pid, pipeline))
+    print("Warming up ...", flush=True)
+    for shape, studio in zip(listed, warm_studios, strict=True):
+        studio.run()
+        hand.run(_by_hand(shape), warm_inputs.get(shape.input, Path(".")), p)
+    timings: dict[tuple[str, str], list[Timing]] = defaultdict(list)
+    details: dict[str, dict[str, Any]] = {}
+    answers: dict[str, list[tuple[Any, Any]]] = {}
+    try:
+        for number in range(1, args.shape_rounds + 1):
+            for shape, studio in zip(listed, studios, strict=True):
+                timing, details[shape.label] = studio.run()
+                timings[shape.label, "studio"].append(timing)
+                path = inputs.get(shape.input, Path("."))
+                mine, answers[shape.label] = hand.run(_by_hand(shape), path, p)
+                timings[shape.label, "DataFrame"].append(mine)
+                print(
+                    f"  round {number}  {shape.label:<40} studio {timing.wall:7.2f} s "
+                    f"{timing.cpu:6.1f} CPU-s   DataFrame {mine.wall:6.2f} s {mine.cpu:6.1f} "
+                    f"CPU-s   load {load():4.1f}",
+                    flush=True,
+                )
+    finally:
+        stop_session()
+    print(f"\n{'shape':<40}{'studio / DataFrame wall':>24}{'CPU':>8}  goal <= {SQL_GOAL}  engines")
+    problems: list[str] = []
+    for shape in listed:
+        studio_runs, hand_runs = timings[shape.label, "studio"], timings[shape.label, "DataFrame"]
+        wall = statistics.median(t.wall for t in studio_runs) / statistics.median(
+            t.wall for t in hand_runs
+        )
+        cpu = statistics.median(t.cpu for t in studio_runs) / max(
+            statistics.median(t.cpu for t in hand_runs), 1e-9
+        )
+        met = "met" if wall <= SQL_GOAL and cpu <= SQL_GOAL else "NOT met"
+        engines = details[shape.label]["details"].get("engines", {})
+        paths = "+".join(sorted(set(engines.values())))
+        print(f"{shape.label:<40}{wall:24.2f}{cpu:8.2f}  {met:<11}{paths}")
+        problems += check(shape, details[shape.label], answers[shape.label])
+    if problems:
+        print("RESULTS DIFFER (the comparison is void):")
+        for problem in problems:
+            print(f"  {problem}")
+    else:
+        print("Results agree: every shape's records, and every previewed one, match by hand")
+    return len(problems)
 
 
 # Latency -------------------------------------------------------------------------------------
@@ -818,6 +918,11 @@ def main() -> None:
     parser.add_argument("--latency-parallelism", type=int, default=8)
     parser.add_argument("--latency-records", type=int, default=1_000_000)
     parser.add_argument("--no-throughput", action="store_true")
+    parser.add_argument(
+        "--shape-mb", type=int, default=100, help="MiB of each shape's input (default 100)"
+    )
+    parser.add_argument("--shape-rounds", type=int, default=3)
+    parser.add_argument("--no-shapes", action="store_true")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument(
         "--postgres-url",
@@ -839,6 +944,8 @@ def main() -> None:
                     problems += throughput(
                         args, Server(host, pid, studio, data_dir), Server(*python)
                     )
+            if not args.no_shapes:
+                problems += shape_rounds(args, Server(host, pid, studio, data_dir))
             if not args.no_latency:
                 latency(args, "SQLite", host, studio)
         if not args.no_latency and args.postgres_url:
