@@ -649,11 +649,19 @@ def scaling(args: argparse.Namespace, path: Path, sql: Server, python: Server) -
 # Shapes --------------------------------------------------------------------------------------
 
 
-def _by_hand(shape: Shape) -> Callable[[Any, str, int], list[tuple[Any, Any]]]:
+def _by_hand(shape: Shape, *, answer: bool) -> Callable[[Any, str, int], list[tuple[Any, Any]]]:
+    """The shape's DataFrame job: run to its end and dropped, as a job that writes its
+    result runs (timed: the studio keeps only previews), or collected (`answer`, untimed,
+    to check the studio's records)."""
+
     def program(spark: Any, uri: str, p: int) -> list[tuple[Any, Any]]:
         spark.conf.set("spark.sql.files.minPartitionNum", str(p))
         spark.conf.set("spark.sql.shuffle.partitions", str(p))
-        return [tuple(row) for row in shape.dataframe(spark, uri, p).collect()]
+        frame = shape.dataframe(spark, uri, p)
+        if answer:
+            return [tuple(row) for row in frame.collect()]
+        frame.write.format("noop").mode("overwrite").save()
+        return []
 
     return program
 
@@ -699,7 +707,7 @@ def shape_rounds(args: argparse.Namespace, sql: Server) -> int:
     print("Warming up ...", flush=True)
     for shape, studio in zip(listed, warm_studios, strict=True):
         studio.run()
-        hand.run(_by_hand(shape), warm_inputs.get(shape.input, Path(".")), p)
+        hand.run(_by_hand(shape, answer=False), warm_inputs.get(shape.input, Path(".")), p)
     timings: dict[tuple[str, str], list[Timing]] = defaultdict(list)
     details: dict[str, dict[str, Any]] = {}
     answers: dict[str, list[tuple[Any, Any]]] = {}
@@ -709,14 +717,17 @@ def shape_rounds(args: argparse.Namespace, sql: Server) -> int:
                 timing, details[shape.label] = studio.run()
                 timings[shape.label, "studio"].append(timing)
                 path = inputs.get(shape.input, Path("."))
-                mine, answers[shape.label] = hand.run(_by_hand(shape), path, p)
+                mine, _ = hand.run(_by_hand(shape, answer=False), path, p)
                 timings[shape.label, "DataFrame"].append(mine)
                 print(
-                    f"  round {number}  {shape.label:<40} studio {timing.wall:7.2f} s "
-                    f"{timing.cpu:6.1f} CPU-s   DataFrame {mine.wall:6.2f} s {mine.cpu:6.1f} "
-                    f"CPU-s   load {load():4.1f}",
+                    f"  round {number}  {shape.label:<40} studio {timing.wall:6.2f} s "
+                    f"{timing.cpu:5.1f} CPU-s (executor {timing.executor or 0:5.2f} s)   "
+                    f"DataFrame {mine.wall:6.2f} s {mine.cpu:5.1f} CPU-s   load {load():4.1f}",
                     flush=True,
                 )
+        for shape in listed:
+            path = inputs.get(shape.input, Path("."))
+            _, answers[shape.label] = hand.run(_by_hand(shape, answer=True), path, p)
     finally:
         stop_session()
     print(f"\n{'shape':<40}{'studio / DataFrame wall':>24}{'CPU':>8}  goal <= {SQL_GOAL}  engines")
