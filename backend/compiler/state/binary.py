@@ -8,9 +8,9 @@ from __future__ import annotations
 import struct
 from typing import ClassVar
 
-_U16 = struct.Struct(">H")
-_I32 = struct.Struct(">i")
-_I64 = struct.Struct(">q")
+U16 = struct.Struct(">H")
+I32 = struct.Struct(">i")
+I64 = struct.Struct(">q")
 
 
 class BinaryFormatError(ValueError):
@@ -47,24 +47,44 @@ class ByteCursor:
         self.pos += count
 
     def take(self, count: int, what: str) -> bytes:
-        self._check(count, what)
         start = self.pos
-        self.pos += count
-        return self.data[start : self.pos]
+        end = start + count
+        if count < 0 or end > len(self.data):
+            self._check(count, what)
+        self.pos = end
+        return self.data[start:end]
+
+    # The primitives check the bytes left inline: a reader makes millions of these calls.
 
     def u8(self, what: str) -> int:
-        return self.take(1, what)[0]
+        pos = self.pos
+        if pos >= len(self.data):
+            self._check(1, what)
+        self.pos = pos + 1
+        return self.data[pos]
 
     def u16(self, what: str) -> int:
-        value: int = _U16.unpack(self.take(2, what))[0]
+        pos = self.pos
+        if pos + 2 > len(self.data):
+            self._check(2, what)
+        self.pos = pos + 2
+        value: int = U16.unpack_from(self.data, pos)[0]
         return value
 
     def i32(self, what: str) -> int:
-        value: int = _I32.unpack(self.take(4, what))[0]
+        pos = self.pos
+        if pos + 4 > len(self.data):
+            self._check(4, what)
+        self.pos = pos + 4
+        value: int = I32.unpack_from(self.data, pos)[0]
         return value
 
     def i64(self, what: str) -> int:
-        value: int = _I64.unpack(self.take(8, what))[0]
+        pos = self.pos
+        if pos + 8 > len(self.data):
+            self._check(8, what)
+        self.pos = pos + 8
+        value: int = I64.unpack_from(self.data, pos)[0]
         return value
 
 
