@@ -174,24 +174,28 @@ describe("runs", () => {
       await browser.getByTestId("run-page").waitFor();
 
       await waitForStatus(browser, "FINISHED");
-      // How Spark ran it, said plainly, with the exchange Flink plans beside what Spark did.
+      // How Spark ran it, said plainly, with the exchange Flink plans beside what Spark did:
+      // a SQL feed runs as three stages (the numbers and the pairs, their aggregation and
+      // placement, the sums).
       expect(await browser.getByTestId("execution-sentence").textContent()).toContain(
         "Spark ran this BATCH pipeline as a bounded batch job: its source read its whole " +
-          "input, 2 stages ran one after the other; 1 exchange was materialised between " +
+          "input, 3 stages ran one after the other; 1 exchange was materialised between " +
           "stages (HASH into Sum)",
       );
       expect(await browser.getByTestId("execution-exchange-1").innerText()).toMatch(
-        /Pair → Sum\s+HASH · BLOCKING\s+shuffle, materialised\s+stage 1 → 2/,
+        /Pair → Sum\s+HASH · BLOCKING\s+shuffle, materialised\s+stage 1 → 3/,
       );
       const source = pipeline.vertexOf(1);
       const sum = pipeline.vertexOf(3);
-      // What ran each vertex: a sequence source is not read in SQL, so both ran in Python.
+      // What ran each vertex: the numbers are made and paired in the JVM, then folded there.
       expect(await browser.getByTestId("execution-engines-sentence").textContent()).toBe(
-        "Every vertex ran its Python chain.",
+        "Every vertex ran as Spark SQL.",
       );
-      expect(await browser.getByTestId(`execution-engine-${source}`).innerText()).toMatch(
-        /Python chain\s+source\.sequence is not read in SQL/,
-      );
+      for (const vertex of [source, sum]) {
+        expect(
+          await browser.getByTestId(`execution-engine-${vertex}`).getAttribute("data-engine"),
+        ).toBe("sql");
+      }
       for (const vertex of [source, sum]) {
         await expect
           .poll(() => browser.getByTestId(`run-vertex-finished-${vertex}`).textContent())
