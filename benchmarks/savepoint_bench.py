@@ -113,31 +113,21 @@ def _fill(fixed: int, entry: int) -> int:
     return (UPLOAD_LIMIT - fixed - 1024) // entry
 
 
-def at_the_budget() -> bytes:
-    """`MAX_OPERATOR_STATES` operator states and empty subtask states up to `MAX_ENTRIES`:
-    the most a file the reader reads to its end can hold."""
+EMPTY_SUBTASK = struct.pack(">iiBBii", 0, 0, 0, 0, 0, 0)
+KEYED_SUBTASK = struct.pack(">iiBiiBBii", 0, 0, 3, 0, 0, 0, 0, 0, 0)
+"""A subtask holding an empty key-groups handle of keyed state, read field by field."""
+
+
+def at_the_budget(subtask: bytes = EMPTY_SUBTASK) -> bytes:
+    """`MAX_OPERATOR_STATES` operator states and subtask states of these bytes up to
+    `MAX_ENTRIES`: the most a file the reader reads to its end can hold."""
     subtasks = MAX_ENTRIES - MAX_OPERATOR_STATES
     per_operator, extra = divmod(subtasks, MAX_OPERATOR_STATES)
-    empty = struct.pack(">iiBBii", 0, 0, 0, 0, 0, 0)
     parts = []
     for number in range(MAX_OPERATOR_STATES):
         count = per_operator + (1 if number < extra else 0)
         parts.append(_operator_head(count, max(count, 1)))
-        parts.extend(struct.pack(">i", index) + empty for index in range(count))
-    return _file(MAX_OPERATOR_STATES, b"".join(parts))
-
-
-def at_the_budget_with_state() -> bytes:
-    """As `at_the_budget`, but every subtask holds an empty key-groups handle of keyed state:
-    the subtasks are read one by one, not passed over as empty."""
-    subtasks = MAX_ENTRIES - MAX_OPERATOR_STATES
-    per_operator, extra = divmod(subtasks, MAX_OPERATOR_STATES)
-    keyed = struct.pack(">iiBiiBBii", 0, 0, 3, 0, 0, 0, 0, 0, 0)
-    parts = []
-    for number in range(MAX_OPERATOR_STATES):
-        count = per_operator + (1 if number < extra else 0)
-        parts.append(_operator_head(count, max(count, 1)))
-        parts.extend(struct.pack(">i", index) + keyed for index in range(count))
+        parts.extend(struct.pack(">i", index) + subtask for index in range(count))
     return _file(MAX_OPERATOR_STATES, b"".join(parts))
 
 
@@ -158,7 +148,7 @@ def hostile_files() -> dict[str, bytes]:
     payload = UPLOAD_LIMIT - 4096
     return {
         "at the budget of entries": at_the_budget(),
-        "at the budget, every subtask with state": at_the_budget_with_state(),
+        "at the budget, every subtask with state": at_the_budget(KEYED_SUBTASK),
         "finished subtask states": _file(operators, finished_body),
         "shared files of an incremental handle": _one_subtask(
             bytes(8) + b"\x05" + struct.pack(">qHiiBi", 1, 0, 0, 1, 0, shared)

@@ -386,6 +386,21 @@ class HandWritten:
         return Timing(wall, cpu.seconds), result
 
 
+def hand_written(args: argparse.Namespace, name: str, server_pid: int) -> HandWritten:
+    """This process's Spark session for the hand-written programs, built like the worker's."""
+    from runtime.spark.session import SparkSettings, get_session
+
+    settings = SparkSettings(
+        master=args.master,
+        app_name=f"StreamGraph bench: {name}",
+        python_path=(str(REPO),),
+        # Local files in `parallelism` byte ranges, as the studio's text source reads them
+        # (Hadoop splits at the 32 MiB local block size otherwise).
+        conf=(("spark.hadoop.fs.local.block.size", str(1 << 40)),),
+    )
+    return HandWritten(get_session(settings).spark, server_pid)
+
+
 def verify(
     detail: dict[str, Any],
     rdd: list[tuple[str, int]],
@@ -477,22 +492,13 @@ def throughput(args: argparse.Namespace, sql: Server, python: Server) -> int:
         ),
     }
 
-    from runtime.spark.session import SparkSettings, get_session, stop_session
+    from runtime.spark.session import stop_session
 
     print("Warming up: the workers' Spark sessions and this process's ...", flush=True)
     warm_started = time.perf_counter()
     for word_count in studios.values():
         word_count.run(warm.name)
-    settings = SparkSettings(
-        master=args.master,
-        app_name="StreamGraph bench: hand-written",
-        python_path=(str(REPO),),
-        # Local files in `parallelism` byte ranges, as the studio's text source reads them
-        # (Hadoop splits at the 32 MiB local block size otherwise).
-        conf=(("spark.hadoop.fs.local.block.size", str(1 << 40)),),
-    )
-    session = get_session(settings)
-    hand = HandWritten(session.spark, sql.pid)
+    hand = hand_written(args, "hand-written", sql.pid)
     for program in (rdd_word_count, dataframe_word_count):
         hand.run(program, warm, p)
     print(f"  {time.perf_counter() - warm_started:.1f} s", flush=True)
@@ -686,16 +692,9 @@ def shape_rounds(args: argparse.Namespace, sql: Server) -> int:
         f"{inputs['events'].name}), {numbers:,} numbers; parallelism {p}; studio (SQL path "
         f"on) against the DataFrame program by hand, {args.shape_rounds} interleaved rounds"
     )
-    from runtime.spark.session import SparkSettings, get_session, stop_session
+    from runtime.spark.session import stop_session
 
-    settings = SparkSettings(
-        master=args.master,
-        app_name="StreamGraph bench: shapes by hand",
-        python_path=(str(REPO),),
-        conf=(("spark.hadoop.fs.local.block.size", str(1 << 40)),),
-    )
-    session = get_session(settings)
-    hand = HandWritten(session.spark, sql.pid)
+    hand = hand_written(args, "shapes by hand", sql.pid)
     listed = shapes(args.shape_mb)
     studios: list[StudioPipeline] = []
     warm_studios: list[StudioPipeline] = []
