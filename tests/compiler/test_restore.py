@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -311,7 +310,7 @@ def test_empty_subtask_states_hold_a_vertex_to_the_savepoints_max_parallelism_to
     assert check.failure is not None and check.failure.code == "parallelism-above-max"
 
     # Without subtask entries (every subtask had finished), Flink checks nothing.
-    finished = replace(sink, subtasks=0, fully_finished=True)
+    finished = sink._replace(subtasks=0, fully_finished=True)
     assert check_restore((finished,), new).restores
 
 

@@ -22,6 +22,7 @@ from compiler.state.savepoint import (
     Savepoint,
     SavepointError,
     StateKind,
+    _Reader,
     read_savepoint,
 )
 from tests.compiler.savepoint_writer import CHECKPOINT_PROPERTIES, MetadataWriter, Out, Subtask
@@ -418,3 +419,79 @@ def test_every_kind_of_state_and_finished_subtasks_survive_the_round_trip() -> N
     )
     read = read_savepoint(data)
     assert Savepoint.from_json(json.loads(json.dumps(read.to_json()))) == read
+
+
+# -- the inline reading of key-groups handles ---------------------------------------------
+
+
+class _PlainReader(_Reader):
+    inline_handles = False
+
+
+def _outcome(reader: type[_Reader], data: bytes) -> object:
+    try:
+        return reader(data).savepoint()
+    except SavepointError as error:
+        return str(error)
+
+
+_STREAMS = {
+    "none": b"\x00",
+    "bytes": Out().u8(1).utf("h").i32(3).raw(b"abc").bytes(),
+    "file": Out().u8(2).i64(77).utf("s3://b/chk-1/f").bytes(),
+    "relative file": Out().u8(6).utf("f").i64(5).bytes(),
+    "key groups": Out().u8(3).i32(0).i32(1).i64(0).u8(1).utf("n").i32(1).raw(b"x").bytes(),
+    "segment": Out().u8(16).bytes(),
+    "unknown": b"\x63",
+}
+
+
+@st.composite
+def _keyed_handles(draw: st.DrawFn) -> bytes:
+    handle = draw(st.sampled_from([0, 3, 7, 12, 3, 7, 99]))
+    if handle == 0:
+        return b"\x00"
+    offsets = draw(st.sampled_from([0, 1, 4, -1, 1 << 28]))
+    out = Out().u8(handle).i32(draw(st.integers(0, 8))).i32(offsets)
+    out.raw(bytes(8 * max(0, min(offsets, 4))))
+    out.raw(_STREAMS[draw(st.sampled_from(sorted(_STREAMS)))])
+    if handle == 12:
+        out.utf("id")
+    return out.bytes()
+
+
+@_FUZZ
+@given(
+    version=st.sampled_from(SUPPORTED_VERSIONS),
+    subtasks=st.lists(st.tuples(_keyed_handles(), _keyed_handles()), min_size=1, max_size=4),
+    cut=st.one_of(st.none(), st.integers(0, 1 << 12)),
+    flip=st.one_of(st.none(), st.tuples(st.integers(0, 1 << 12), st.integers(1, 255))),
+)
+def test_key_groups_read_inline_read_as_the_plain_reader_reads_them(
+    version: int,
+    subtasks: list[tuple[bytes, bytes]],
+    cut: int | None,
+    flip: tuple[int, int] | None,
+) -> None:
+    out = Out().i32(0x4960672D).i32(version).i64(1).i32(0).i32(1)
+    if version >= 5:
+        out.utf("").utf("")
+    out.raw(bytes(16)).i32(len(subtasks)).i32(128).u8(0).i32(len(subtasks))
+    for index, (managed, raw) in enumerate(subtasks):
+        out.i32(index).i32(0).i32(0).raw(managed).raw(raw).i32(0).i32(0)
+        if version >= 7:
+            out.u8(0)
+    data = bytearray(out.bytes() + (CHECKPOINT_PROPERTIES if version >= 4 else b""))
+    if flip is not None:
+        data[flip[0] % len(data)] ^= flip[1]
+    if cut is not None:
+        data = data[: cut % (len(data) + 1)]
+    assert _outcome(_Reader, bytes(data)) == _outcome(_PlainReader, bytes(data))
+
+
+@pytest.mark.parametrize("name", SAVEPOINTS)
+def test_real_savepoints_read_inline_read_as_the_plain_reader_reads_them(name: str) -> None:
+    data = FILES[name]
+    assert _outcome(_Reader, data) == _outcome(_PlainReader, data)
+    for length in range(0, len(data), 7):
+        assert _outcome(_Reader, data[:length]) == _outcome(_PlainReader, data[:length])

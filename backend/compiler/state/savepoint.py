@@ -35,9 +35,10 @@ take a minute.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Final
+from typing import Any, ClassVar, Final, NamedTuple
 
 from compiler.hashing import to_hex
 from compiler.model import Hash128
@@ -112,9 +113,10 @@ class StateSize:
     savepoint predicted before the job ran (`compiler.state.predicted`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class OperatorState:
-    """One operator's entry in the savepoint."""
+class OperatorState(NamedTuple):
+    """One operator's entry in the savepoint. A named tuple, not a frozen dataclass: one
+    is made for each of up to 65,536 operator states, and a frozen dataclass's setting of
+    each field was a tenth of reading the largest file."""
 
     operator_id: Hash128
     name: str | None
@@ -237,32 +239,27 @@ _CHANNEL_HANDLES = tuple(
 )
 """The channel state lists of a subtask, named once: a file may hold 300,000 subtasks."""
 _KEYED_KINDS = (StateKind.KEYED_MANAGED, StateKind.KEYED_RAW)
-_NONE = bytes(4)
-"""A count of zero."""
+_OPERATOR_HEAD = struct.Struct(">16sii")
+"""An operator state's OperatorID, parallelism and max parallelism."""
+_NO_CHANNEL_STATE = bytes(8)
+"""A subtask's counts of input and output channel state handles, both zero."""
+_NO_OPERATOR_STATE = bytes(8)
+"""A subtask's flags of managed and raw operator state, both unset."""
 _EMPTY_SUBTASK = bytes(4 + 4 + 1 + 1 + 4 + 4)
 """A subtask state with nothing: no managed or raw operator state, no keyed state handles,
 no input or output channel state (then, from version 7, no reference checkpoint)."""
 
 
-class _Subtask:
-    """What one subtask's state adds to its operator's: into the operator's sizes, which
-    every subtask shares (no dict of its own to merge, 300,000 times at most)."""
-
-    __slots__ = ("has_state", "sizes")
-
-    def __init__(self, sizes: dict[StateKind, int]) -> None:
-        self.sizes = sizes
-        self.has_state = False
-
-    def add(self, kind: StateKind, size: int) -> None:
-        self.sizes[kind] = self.sizes.get(kind, 0) + size
-        self.has_state = True
+def _add(sizes: dict[StateKind, int], kind: StateKind, size: int) -> None:
+    sizes[kind] = sizes.get(kind, 0) + size
 
 
 class _Reader(ByteCursor):
     """The file's grammar over a checked cursor."""
 
     error = SavepointError
+    inline_handles: ClassVar[bool] = True
+    """Whether the usual handles are read by the inline paths (their tests compare both)."""
 
     def __init__(self, data: bytes) -> None:
         super().__init__(data)
@@ -276,6 +273,9 @@ class _Reader(ByteCursor):
     def utf(self, what: str) -> str:
         """`DataInput.readUTF`: a 2-byte length, then Java's modified UTF-8."""
         start = self.pos
+        if self.data.startswith(b"\0\0", start):  # empty, as most names and uids are
+            self.pos = start + 2
+            return ""
         if start + 2 > len(self.data):  # the message made only when it is needed
             self.u16(f"the length of {what}")
         length: int = U16.unpack_from(self.data, start)[0]
@@ -414,10 +414,15 @@ class _Reader(ByteCursor):
         if self.version >= 5:
             name = self.utf("an operator's name") or None
             uid = self.utf("an operator's uid") or None
-        operator_id = Hash128(int.from_bytes(self.take(16, "an OperatorID"), "big"))
-        parallelism_at = self.pos
-        parallelism = self.i32("an operator's parallelism")
-        max_parallelism = self.i32("an operator's max parallelism")
+        parallelism_at = self.pos + 16
+        if parallelism_at + 8 <= len(self.data):  # read in one step, as most are
+            raw_id, parallelism, max_parallelism = _OPERATOR_HEAD.unpack_from(self.data, self.pos)
+            self.pos = parallelism_at + 8
+        else:
+            raw_id = self.take(16, "an OperatorID")
+            parallelism = self.i32("an operator's parallelism")
+            max_parallelism = self.i32("an operator's max parallelism")
+        operator_id = Hash128(int.from_bytes(raw_id, "big"))
         if not 0 <= parallelism <= max_parallelism:
             # Flink's OperatorState refuses these when it reads the file.
             raise SavepointError(
@@ -428,7 +433,11 @@ class _Reader(ByteCursor):
         sizes: dict[StateKind, int] = {}
         has_state = False
         coordinator_at = self.pos
-        coordinator = self.stream_handle("an operator's coordinator state")
+        if coordinator_at < len(self.data) and self.data[coordinator_at] == 0:
+            self.pos = coordinator_at + 1
+            coordinator = None
+        else:
+            coordinator = self.stream_handle("an operator's coordinator state")
         if coordinator is not None:
             if coordinator[0] != "bytes":
                 raise SavepointError(
@@ -458,7 +467,10 @@ class _Reader(ByteCursor):
         data = self.data
         for _ in range(subtasks):
             index_at = self.pos
-            index = self.i32("a subtask index")
+            if index_at + 4 > len(data):
+                self.i32("a subtask index")
+            index: int = I32.unpack_from(data, index_at)[0]
+            self.pos = index_at + 4
             # A finished subtask's index is stored as -(index + 1).
             if (index if index >= 0 else -index - 1) >= parallelism:
                 raise SavepointError(
@@ -466,11 +478,9 @@ class _Reader(ByteCursor):
                 )
             if index < 0:
                 finished += 1
-                continue
-            if data.startswith(empty, self.pos):
-                self.pos += len(empty)
-                continue
-            if self.subtask_state(sizes).has_state:
+            elif data.startswith(empty, index_at + 4):
+                self.pos = index_at + 4 + len(empty)
+            elif self.subtask_state(sizes):
                 has_state = True
         return OperatorState(
             operator_id=operator_id,
@@ -482,37 +492,74 @@ class _Reader(ByteCursor):
             finished_subtasks=finished,
             fully_finished=fully_finished,
             sizes=tuple(
-                StateSize(kind, size)
-                for kind, size in sorted(sizes.items(), key=lambda kv: _KIND_ORDER[kv[0]])
-            ),
+                StateSize(kind, sizes[kind]) for kind in sorted(sizes, key=_KIND_ORDER.__getitem__)
+            )
+            if sizes
+            else (),
             has_state=has_state,
         )
 
-    def subtask_state(self, sizes: dict[StateKind, int]) -> _Subtask:
-        # The absent parts (a zero flag, type or count) are passed over inline: a file may
-        # hold 300,000 subtask states, each read field by field.
-        subtask = _Subtask(sizes)
+    def subtask_state(self, sizes: dict[StateKind, int]) -> bool:
+        """One subtask's handles, their sizes added to `sizes` (which every subtask of the
+        operator shares): whether it had any."""
+        # The absent parts (a zero flag, type or count) are passed over inline, and so is
+        # the usual keyed state, a key-groups handle: a file may hold 300,000 subtask
+        # states, each read field by field.
         data = self.data
-        if self.i32("whether a subtask has managed operator state") != 0:
-            self.operator_handle(subtask, managed=True)
-        if self.i32("whether a subtask has raw operator state") != 0:
-            self.operator_handle(subtask, managed=False)
+        pos = self.pos
+        has_state = False
+        if data.startswith(_NO_OPERATOR_STATE, pos):
+            self.pos = pos + 8
+        else:
+            if self.i32("whether a subtask has managed operator state") != 0:
+                has_state = self.operator_handle(sizes, managed=True)
+            if self.i32("whether a subtask has raw operator state") != 0:
+                has_state = self.operator_handle(sizes, managed=False) or has_state
         for kind in _KEYED_KINDS:
             pos = self.pos
             if pos < len(data) and data[pos] == 0:
                 self.pos = pos + 1
-            else:
-                self.keyed_handle(subtask, kind)
-        for kind, what in _CHANNEL_HANDLES:
-            pos = self.pos
-            if data.startswith(_NONE, pos):
-                self.pos = pos + 4
                 continue
-            for _ in range(self.count(what, 1)):
-                subtask.add(kind, self.channel_handle(kind))
+            size = self.inline_key_groups(pos) if self.inline_handles else None
+            if size is None:
+                size = self.keyed_handle()
+            if size is not None:
+                sizes[kind] = sizes.get(kind, 0) + size
+                has_state = True
+        pos = self.pos
+        if data.startswith(_NO_CHANNEL_STATE, pos):
+            self.pos = pos + 8
+        else:
+            for kind, what in _CHANNEL_HANDLES:
+                for _ in range(self.count(what, 1)):
+                    _add(sizes, kind, self.channel_handle(kind))
+                    has_state = True
         if self.version >= 7 and self.u8("whether a reference checkpoint ID follows") == 1:
             self.i64("a reference checkpoint ID")
-        return subtask
+        return has_state
+
+    def inline_key_groups(self, pos: int) -> int | None:
+        """A keyed state handle of key groups (types 3 and 7) at `pos` whose fields all fit,
+        read as `keyed_handle` reads it: its state size, or None (nothing read) for any
+        other handle or a handle that does not fit, which `keyed_handle` then reads or
+        refuses with its words."""
+        data = self.data
+        if pos + 10 > len(data) or data[pos] not in (3, 7):
+            return None
+        offsets: int = I32.unpack_from(data, pos + 5)[0]
+        stream_at = pos + 9 + 8 * offsets
+        if offsets < 0 or stream_at >= len(data):
+            return None
+        if data[stream_at] == 0:
+            self.pos = stream_at + 1
+            return 0
+        # The stream is read as `keyed_handle` reads it, one handle deeper.
+        self.pos = stream_at
+        self.depth += 1
+        try:
+            return self.sized_stream_handle("a keyed state handle")
+        finally:
+            self.depth -= 1
 
     # -- state handles --------------------------------------------------------------------
 
@@ -564,11 +611,12 @@ class _Reader(ByteCursor):
         self.skip(8 * offsets, "the key-group offsets of a key-groups handle")
         return self.sized_stream_handle(what)
 
-    def operator_handle(self, subtask: _Subtask, *, managed: bool) -> None:
+    def operator_handle(self, sizes: dict[StateKind, int], *, managed: bool) -> bool:
+        """An `OperatorStateHandle` (its size added to `sizes`): whether there was one."""
         start = self.pos
         kind = self.u8("the type of an operator state handle")
         if kind == 0:
-            return
+            return False
         if kind not in (4, 17):
             raise SavepointError(start, "an operator state handle type (0, 4 or 17)", str(kind))
         modes: list[StateKind] = []
@@ -586,28 +634,26 @@ class _Reader(ByteCursor):
             self.boolean("whether a file-merging handle is empty")
         size = self.sized_stream_handle("an operator state's stream")
         if not managed:
-            subtask.add(StateKind.OPERATOR_RAW, size)
-            return
+            _add(sizes, StateKind.OPERATOR_RAW, size)
+            return True
         kinds = list(dict.fromkeys(modes)) or [StateKind.OPERATOR_LIST]
         # One stream holds every named state; its size goes to the first kind, the rest
         # are listed with no bytes of their own.
         for index, mode_kind in enumerate(kinds):
-            subtask.add(mode_kind, size if index == 0 else 0)
+            _add(sizes, mode_kind, size if index == 0 else 0)
+        return True
 
-    def keyed_handle(self, subtask: _Subtask | None, kind: StateKind) -> int:
-        """A `KeyedStateHandle` (added to `subtask` when given): its state size."""
+    def keyed_handle(self) -> int | None:
+        """A `KeyedStateHandle`: its state size, or None when there is none."""
         start = self.pos
         handle = self.u8("the type of a keyed state handle")
         if handle == 0:
-            return 0
+            return None
         self.enter("a keyed state handle")
         try:
-            size = self.keyed_handle_body(handle, start)
+            return self.keyed_handle_body(handle, start)
         finally:
             self.leave()
-        if subtask is not None:
-            subtask.add(kind, size)
-        return size
 
     def keyed_handle_body(self, handle: int, start: int) -> int:
         if handle in (3, 7, 12):  # key groups: plain, of a savepoint, with a handle id
@@ -637,7 +683,7 @@ class _Reader(ByteCursor):
             size = 0
             for part in ("materialized", "non-materialized"):
                 for _ in range(self.count(f"{part} parts of a changelog handle", 1)):
-                    size += self.keyed_handle(None, StateKind.KEYED_MANAGED)
+                    size += self.keyed_handle() or 0
             self.i64("a changelog handle's materialization ID")
             if handle == 14:
                 self.i64("a changelog handle's checkpoint ID")
