@@ -32,8 +32,11 @@ from tests.runtime.builders import Doc
 # -- types of records --------------------------------------------------------------------
 
 STR, INT, BOOL, FLOAT, STRS = "str", "int", "bool", "float", "strs"
+LINE, FIELDS = "line", "fields"
+"""A line of `fields.csv` (a str of three comma-separated fields, the middle one text
+Python's int() reads), and that line split at its commas (a list of those three str)."""
 SCALARS = (STR, INT, BOOL, FLOAT)
-KEYABLE = (STR, INT, BOOL)
+KEYABLE = (STR, INT, BOOL, LINE)
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,11 @@ class Dict:
 
 
 Type = Any
-"""A scalar's name, `STRS` (a list of str), a tuple of types, or a `Dict`."""
+"""A scalar's name, `STRS` (a list of str), `LINE`, `FIELDS`, a tuple of types, or a
+`Dict`."""
+
+WIDER = {STR: (STR, LINE), STRS: (STRS, FIELDS)}
+"""Where a value of a type is wanted, the narrower types that are one too."""
 
 
 def hashable(kind: Type) -> bool:
@@ -67,6 +74,12 @@ characters a newer Unicode than Python's cases."""
 SEPARATORS = (" ", "  ", "\t", " \u00a0", "\u3000", "\x0b", "\x1c", "\u2028", "\x85", ",")
 ENCODED_ODDITIES = (b"\xff", b"\xe2\x82", b"\xed\xa0\x80", b"\xf0\x9f\x98", b"\xc0\xaf")
 """Invalid UTF-8 that decoders replace (and count) differently when done carelessly."""
+INT_TEXTS = (
+    *("0", "7", "-3", "+12", " 42 ", "\u00a05\u2003", "1_000", "0007", "-0", "\t8\x0b"),
+    *("٣", "١٢", "𝟕", "९", "\U00016ac3", "5\x85", "\u3000-99"),
+)
+"""Text Python's int() reads: Unicode digits (one newer than Java's tables) and spaces,
+signs, underscores, leading zeros."""
 
 
 def write_inputs(folder: Path, rng: random.Random) -> None:
@@ -94,6 +107,12 @@ def write_inputs(folder: Path, rng: random.Random) -> None:
         for _ in range(rng.randint(5, 60))
     ]
     (folder / "records.jsonl").write_text("\n".join(records) + "\n", "utf-8")
+    plain = [word for word in WORDS if "," not in word]
+    fields = [
+        f"{rng.choice(plain)},{rng.choice(INT_TEXTS)},{rng.choice(plain)}"
+        for _ in range(rng.randint(5, 80))
+    ]
+    (folder / "fields.csv").write_text("\n".join(fields) + "\n", "utf-8")
 
 
 # -- expressions -------------------------------------------------------------------------
@@ -117,7 +136,7 @@ class Expressions:
         found: list[str] = []
 
         def walk(text: str, kind: Type, depth: int) -> None:
-            if kind == want:
+            if kind in WIDER.get(want, (want,)):
                 found.append(text)
             if depth >= 2:
                 return
@@ -166,7 +185,22 @@ class Expressions:
             if rng.random() < self.fast:
                 return repr(rng.choice(("a b", "", "x,y"))) + ".split()"
             return repr(rng.choice((["a"], [], ["x", "y"])))
+        if want == LINE:
+            return repr(f"a,{rng.choice(INT_TEXTS)},b")
+        if want == FIELDS:
+            return f"{self.literal(LINE)}.split(',')"
         raise AssertionError(want)
+
+    def _line(self, d: int, fast: bool) -> list[Any]:
+        return [lambda: self.literal(LINE)]
+
+    def _fields(self, d: int, fast: bool) -> list[Any]:
+        x = partial(self.draw, depth=d)
+        return [lambda: f"{x(LINE)}.split(',')"]
+
+    def _splits(self) -> bool:
+        """Whether a line or its fields are at hand (their forms are drawn only then)."""
+        return bool(self.paths(LINE) or self.paths(FIELDS))
 
     def _str(self, d: int, fast: bool) -> list[Any]:
         x = partial(self.draw, depth=d)
@@ -184,6 +218,7 @@ class Expressions:
                 lambda: f"str({x(INT)})",
                 lambda: f"str({x(BOOL)})",
                 lambda: f"({x(STR)} if {x(BOOL)} else {x(STR)})",
+                *self._items(d),
             ]
         return [
             lambda: f"{x(STR)}[:2]",
@@ -210,17 +245,38 @@ class Expressions:
                 lambda: f"(-{x(INT)})",
                 lambda: f"abs({x(INT)})",
                 lambda: f"({x(INT)} if {x(BOOL)} else {x(INT)})",
+                lambda: f"int({x(BOOL)})",
+                lambda: f"int({x(FLOAT)} * 3)",
+                *self._ints(d),
             ]
         return [
             lambda: f"({x(INT)} // {small})",
             lambda: f"({x(INT)} % -{small})",
             lambda: f"{x(STR)}.count('a')",
             lambda: f"{x(STR)}.find('e')",
-            lambda: f"int({x(BOOL)})",
+            lambda: f"int({x(STR)}.isdigit())",
             lambda: f"max({x(INT)}, {x(INT)})",
             lambda: f"round({x(FLOAT)})",
             lambda: f"sum([{x(INT)}, {x(INT)}])",
         ]
+
+    def _items(self, d: int) -> list[Any]:
+        """Fields of a line: by index from either end (there are always three)."""
+        if not self._splits():
+            return []
+        x = partial(self.draw, depth=d)
+        index = self.rng.choice((0, 1, 2, -1, -2, -3))
+        forms = [lambda: f"{x(FIELDS)}[{index}]", lambda: f"{x(LINE)}.split(',')[{index}]"]
+        return forms * 3  # drawn often where there are fields: it is what they are for
+
+    def _ints(self, d: int) -> list[Any]:
+        """The middle field of a line read as an int, as CSV pipelines do."""
+        if not self._splits():
+            return []
+        x = partial(self.draw, depth=d)
+        index = self.rng.choice((1, -2))
+        forms = [lambda: f"int({x(FIELDS)}[{index}])", lambda: f"int({x(FIELDS)}[1].strip())"]
+        return forms * 3
 
     def _bool(self, d: int, fast: bool) -> list[Any]:
         x = partial(self.draw, depth=d)
@@ -382,10 +438,15 @@ class Generator:
         rng = self.rng
         p = rng.randint(1, 4)
         choice = rng.choices(
-            ("text", "file", "sequence", "generator", "collection", "csv", "named csv", "json"),
-            weights=(2, 1, 1, 1, 0, 0, 0, 0) if self.aimed else (4, 1, 2, 2, 1, 1, 1, 1),
+            (
+                *("text", "file", "sequence", "generator", "collection", "csv", "named csv"),
+                *("json", "fields"),
+            ),
+            weights=(2, 1, 1, 1, 0, 0, 0, 0, 2) if self.aimed else (4, 1, 2, 2, 1, 1, 1, 1, 2),
         )[0]
         b.note(f"source {choice}")
+        if choice == "fields":
+            return b.node("source.text", {"path": "fields.csv"}, p), LINE
         if choice in ("text", "file"):
             path = rng.choice(("text", "text/a.txt"))
             return b.node(f"source.{choice}", {"path": path}, p), STR
@@ -419,7 +480,7 @@ class Generator:
             b.edge(last, node)
             return node, kind
         if op == "map":
-            out = self.record_type()
+            out = FIELDS if kind == LINE and self.rng.random() < 0.5 else self.record_type()
             node = b.node("map", {"fn": draw.draw(out)}, p)
         else:
             if self.aimed or self.rng.random() < 0.6:

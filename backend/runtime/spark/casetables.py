@@ -1,4 +1,4 @@
-"""Python's case mappings as tables for the SQL path's Java `lower` and `upper`.
+"""Python's character tables for the SQL path's Java `lower`, `upper` and `int`.
 
 Spark's own `lower` and `upper` follow the Unicode version of the ICU it ships, newer
 than this Python's: they map characters Python leaves alone and skip marks Python's final
@@ -10,11 +10,14 @@ Per code point: `L` its `str.lower()` where that is not itself, `U` its `str.upp
 likewise; ranges of the code points that are *cased* (`C`) and *case-ignorable* (`I`),
 the two properties of Python's final sigma rule (`'ΟΔΟΣ'.lower()` ends in `ς`). Python
 does not expose case-ignorable, so it is read off what `lower()` does around a sigma.
+And `D` the decimal value of every non-ASCII character that has one, which `int()`
+reads as that digit (`PythonInt.java`): Java's own table is an older Unicode's.
 """
 
 from __future__ import annotations
 
 import sys
+import unicodedata
 from collections.abc import Iterator
 
 SIGMA = "\u03a3"
@@ -67,12 +70,14 @@ def tables() -> str:
     for table, test in (("C", is_cased), ("I", is_case_ignorable)):
         codes = [code for code in _code_points() if test(chr(code))]
         lines.extend(f"{table} {start:x} {end:x}" for start, end in _ranges(codes))
+    for code in range(128, 0x110000):
+        value = unicodedata.decimal(chr(code), None)
+        if value is not None:
+            lines.append(f"D {code:x} {value}")
     return "\n".join(lines) + "\n"
 
 
 def _unicode_version() -> str:
-    import unicodedata
-
     return unicodedata.unidata_version
 
 

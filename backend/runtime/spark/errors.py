@@ -5,6 +5,10 @@ the whole Python traceback followed by a Java stack trace. What a person needs i
 exception line(s) at the end of the Python traceback: `ValueError: boom`. The chain's
 own errors already say which operator or edge failed (`Map (node 2): ...`), so their
 class name is dropped, as `runtime.local` reports them.
+
+An expression run as Spark SQL raises where its Python raises, in the same words
+(`runtime.spark.translate`): from a Java function as an `ExpressionError`, or by SQL's
+`raise_error`; those words are read out of Spark's wrapping.
 """
 
 from __future__ import annotations
@@ -18,8 +22,19 @@ _QUALIFIED = re.compile(r"^(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*: )")
 _SELF_DESCRIBING = re.compile(r"^(?:OperatorError|RoutingError|InjectedFault): ")
 
 
+_SQL_RAISED = re.compile(
+    r"(?:streamgraph\.spark\.ExpressionError: |\[USER_RAISED_EXCEPTION\] )(.*?)"
+    r"(?:\.? SQLSTATE: \w+)?$",
+    re.MULTILINE,
+)
+
+
 def python_error_text(text: str) -> str:
-    """The exception lines of the last Python traceback in `text`, else its first line."""
+    """The exception lines of the last Python traceback in `text`, or what a translated
+    expression raised, else its first line."""
+    raised = _SQL_RAISED.search(text)
+    if raised and _TRACEBACK not in text:
+        return _bounded(raised.group(1))
     start = text.rfind(_TRACEBACK)
     if start < 0:
         first = text.strip().splitlines()

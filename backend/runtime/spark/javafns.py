@@ -16,7 +16,11 @@ functions in a SparkSession's SQL:
   words), in one pass: Spark's `split` compiles its regular expression for every row;
 - `sg_lower(text)`, `sg_upper(text)`: Python's `text.lower()` and `text.upper()`, from the
   case tables of the Python that builds the jar (`casetables`): Spark's own follow a
-  newer Unicode, and Spark rewrites `lower(upper(x))` as `lower(x)`.
+  newer Unicode, and Spark rewrites `lower(upper(x))` as `lower(x)`;
+- `sg_int(text, where)`: Python's `int(text)` (Unicode digits and spaces, underscores
+  between digits, by the same tables), failing the query where Python raises (with
+  Python's words after `where`, an `ExpressionError`), and where Python would give an int
+  beyond 64 bits.
 
 `TextBytes` hands Hadoop's text to Python as bytes, for the Python path's reads of other
 schemes than `file:` to decode as a `file:` location's source does.
@@ -45,8 +49,14 @@ FUNCTIONS = {
     "sg_split": "PythonSplit",
     "sg_lower": "PythonLower",
     "sg_upper": "PythonUpper",
+    "sg_int": "PythonInt",
 }
-RETURNS = {"sg_split": "array<string>", "sg_lower": "string", "sg_upper": "string"}
+RETURNS = {
+    "sg_split": "array<string>",
+    "sg_lower": "string",
+    "sg_upper": "string",
+    "sg_int": "bigint",
+}
 """What each function returns, when not an int."""
 
 
@@ -74,11 +84,12 @@ def has_class(context: SparkContext, cls: str) -> bool:
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.types import ArrayType, DataType, IntegerType, StringType
+    from pyspark.sql.types import ArrayType, DataType, IntegerType, LongType, StringType
 
     types: dict[str, DataType] = {
         "array<string>": ArrayType(StringType(), False),
         "string": StringType(),
+        "bigint": LongType(),
     }
     for name, cls in FUNCTIONS.items():
         kind = types[RETURNS[name]] if name in RETURNS else IntegerType()

@@ -224,7 +224,7 @@ def _feed(
     fold = _fold(fold_node, record)
     compile_expression(key_text, KEY_VARIABLES)  # checked by the planner already
     try:
-        key_value = translate(key_text, {"x": record})
+        key_value = translate(key_text, {"x": record}, f"HASH edge into {fold_node.label}")
         key = as_struct(key_value)
     except Untranslatable as reason:
         raise Untranslatable(f"the key {key_text!r}: {reason}") from None
@@ -282,7 +282,7 @@ def _source_frame(
     if head.kind == "source.sequence":
         return frame, number, reader
     try:
-        value = translate(head.params["fn"], {"i": number})
+        value = translate(head.params["fn"], {"i": number}, head.label)
     except Untranslatable as reason:
         raise Untranslatable(f"{head.label}: {reason}") from None
     frame, record = _project(frame, value)
@@ -323,15 +323,15 @@ def _operator(node: NodePlan, frame: DataFrame, record: Value) -> tuple[DataFram
     from pyspark.sql import functions as F
 
     if node.kind == "filter":
-        test = translate(node.params["predicate"], {"x": record})
+        test = translate(node.params["predicate"], {"x": record}, node.label)
         if not isinstance(test, Col) or test.kind != "bool":
             raise Untranslatable("the predicate is not a bool")
         frame = frame.where(test.column)
     elif node.kind == "map":
-        value = translate(node.params["fn"], {"x": record})
+        value = translate(node.params["fn"], {"x": record}, node.label)
         frame, record = _project(frame, value)
     else:
-        items = translate(node.params["fn"], {"x": record})
+        items = translate(node.params["fn"], {"x": record}, node.label)
         if not isinstance(items, Col) or items.kind != "strs":
             raise Untranslatable("a flat_map of something other than a split")
         frame = frame.select("_src", F.explode(items.column).alias("_r0"))
@@ -367,8 +367,6 @@ def _project(frame: DataFrame, value: Value) -> tuple[DataFrame, Value]:
     from runtime.spark.translate import rebuild
 
     cells = leaves(value)
-    if any(cell.kind == "strs" for cell in cells):
-        raise Untranslatable("a list in a record is not kept in SQL")
     names = [f"_r{i}" for i in range(len(cells))]
     frame = frame.select(
         "_src", *[cell.column.alias(n) for cell, n in zip(cells, names, strict=True)]

@@ -10,7 +10,7 @@ reason, and the vertex runs its Python chain instead (`runtime.spark.sqlpath`).
 The subset, and why it is exact:
 
 - literals (int within 64 bits, float, str, bool); the variables; tuple displays; a
-  tuple's field by a constant index (negative too);
+  tuple's field by a constant index (negative too), resolved here;
 - `+ - *` on ints (Spark's bigint arithmetic; ANSI mode fails a run on overflow, where
   Python would go on with a big int), on floats and an int with a float (IEEE doubles
   both); `+` of two str; `%` of an int by a positive int constant (`pmod`, Python's sign
@@ -23,11 +23,16 @@ The subset, and why it is exact:
   `split()` without arguments (runs of Python's whitespace, no empty words) or with a
   non-empty str literal; `replace` of non-empty str literals; `startswith` and
   `endswith` of a str literal (`split()` by the Java function `sg_split`, `javafns`);
-- `len` of a str (code points) or of a split; `str` of an int, str or bool; `abs` of
-  a number.
+- an item of a list of str by a constant index (negative too; Python's IndexError
+  fails the run when the list is shorter); `len` of a str (code points) or of a split;
+  `str` of an int, str or bool; `int` of a str (Python's reading of text: Unicode digits
+  and spaces, underscores between digits, by the Java function `sg_int`, failing the run
+  where Python raises), an int, a bool or a float (toward zero); `abs` of a number.
 
-Division, subscripts of text, comprehensions, other methods and builtins, and values of
-mixed types are not translated.
+An expression that fails fails the run in SQL too, with Python's words where the
+expression raises them (`IndexError`, `int()`'s `ValueError`), Spark's otherwise (an
+overflow). Division, subscripts of text, comprehensions, other methods and builtins, and
+values of mixed types are not translated.
 """
 
 from __future__ import annotations
@@ -81,18 +86,20 @@ def _literal_class(chars: str) -> str:
     return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in chars) + "]"
 
 
-def translate(text: str, variables: Mapping[str, Value]) -> Value:
-    """The expression `text` (already checked by `compile_expression`) over `variables`."""
+def translate(text: str, variables: Mapping[str, Value], where: str = "") -> Value:
+    """The expression `text` (already checked by `compile_expression`) over `variables`;
+    `where` names it in what it raises (an operator's label, as the Python chain does)."""
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as error:
         raise Untranslatable(f"not an expression: {error.msg}") from None
-    return _Translator(variables).value(tree)
+    return _Translator(variables, where).value(tree)
 
 
 class _Translator:
-    def __init__(self, variables: Mapping[str, Value]) -> None:
+    def __init__(self, variables: Mapping[str, Value], where: str) -> None:
         self.variables = variables
+        self.where = where
 
     def value(self, node: ast.expr) -> Value:
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -136,10 +143,12 @@ class _Translator:
         return Tup(tuple(self.value(item) for item in node.elts))
 
     def _Subscript(self, node: ast.Subscript) -> Value:
+        from pyspark.sql import functions as F
+
         base = self.value(node.value)
         index = node.slice
-        if not isinstance(base, Tup):
-            raise Untranslatable("a subscript of something other than a tuple")
+        if isinstance(base, Col) and base.kind != "strs":
+            raise Untranslatable(f"a subscript of a {base.kind}")
         if (
             isinstance(index, ast.UnaryOp)
             and isinstance(index.op, ast.USub)
@@ -150,7 +159,15 @@ class _Translator:
         elif isinstance(index, ast.Constant) and type(index.value) is int:
             position = index.value
         else:
-            raise Untranslatable("a tuple index that is not an int literal")
+            raise Untranslatable("an index that is not an int literal")
+        if isinstance(base, Col):
+            # A list's item, or Python's IndexError, which fails the run as Python's does.
+            items = F.size(base.column)
+            present = items > position if position >= 0 else items >= -position
+            item = F.element_at(base.column, position + 1 if position >= 0 else position)
+            words = "IndexError: list index out of range"
+            missing = F.raise_error(F.lit(f"{self.where}: {words}" if self.where else words))
+            return Col(F.when(present, item).otherwise(missing), "str")
         if not -len(base.items) <= position < len(base.items):
             raise Untranslatable("a tuple index out of range")
         return base.items[position]
@@ -297,6 +314,17 @@ class _Translator:
             return Col(value.column.cast("string"), "str")
         if name == "str" and value.kind == "bool":
             return Col(F.when(value.column, "True").otherwise("False"), "str")
+        if name == "int" and value.kind == "str":
+            # `javafns`: Python's reading of text, failing the run where Python raises.
+            return Col(F.call_function("sg_int", value.column, F.lit(self.where)), "int")
+        if name == "int" and value.kind == "int":
+            return value
+        if name == "int" and value.kind == "bool":
+            return Col(F.when(value.column, 1).otherwise(0).cast("bigint"), "int")
+        if name == "int" and value.kind == "float":
+            # Toward zero, as Python's; NaN, infinities and what 64 bits cannot hold fail
+            # the run in ANSI mode (Python raises for the first two).
+            return Col(value.column.cast("bigint"), "int")
         if name == "abs" and value.kind in NUMBER_KINDS:
             return Col(F.abs(value.column), value.kind)
         raise Untranslatable(f"{name}() of a {value.kind} is not translated")

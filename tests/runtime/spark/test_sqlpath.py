@@ -39,6 +39,16 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "words").mkdir()
     (folder / "words" / "a.txt").write_text(text[: len(text) // 3], "utf-8")
     (folder / "words" / "b.txt").write_text(text[len(text) // 3 :] + "\n", "utf-8")
+    amounts = ["7", " 42 ", "+3", "-12", "1_000", "٣", "0007", "\u00a05"]
+    rows = [
+        f"{WORDS[i % len(WORDS)]},i{i % 13},{amounts[i % len(amounts)]},{1_700_000_000 + i}"
+        for i in range(700)
+    ]
+    (folder / "rows").mkdir()
+    (folder / "rows" / "events.csv").write_text("\n".join(rows) + "\n", "utf-8")
+    (folder / "bad").mkdir()
+    rows[500] = "late,i1,x7,0"
+    (folder / "bad" / "events.csv").write_text("\n".join(rows) + "\n", "utf-8")
     return folder
 
 
@@ -215,6 +225,72 @@ def test_number_sources_run_in_sql_alike(
     assert [sql.details["engines"][v.id] for v in run_plan.vertices] == ["sql", "sql"]
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sinks(sql) == sinks(python)
+
+
+FIELDS = {
+    "sum of an int of a field": (
+        [("map", {"fn": "x.split(',')"}), ("map", {"fn": "(x[0], int(x[2]))"})],
+        "x[0]",
+        ("sum", {"field": 1}),
+    ),
+    "a list as the record": (
+        [("map", {"fn": "x.split(',')"}), ("filter", {"predicate": "len(x[0]) > 2"})],
+        "x[-3]",
+        ("reduce", {"fn": "a"}),
+    ),
+    "items from the end": (
+        [("map", {"fn": "(x.split(',')[-1], int(x.split(',')[-2].strip()) % 4)"})],
+        "x[1]",
+        ("count", {}),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FIELDS))
+def test_fields_of_split_lines_run_in_sql_alike(
+    spark: Session, data: Path, run_events: Any, case: str
+) -> None:
+    chain, key, (head, head_params) = FIELDS[case]
+    doc = Doc(parallelism=3, mode="BATCH").node(1, "source.text", {"path": "rows"})
+    last = 1
+    for number, (kind, kind_params) in enumerate(chain, start=10):
+        doc = doc.node(number, kind, kind_params).edge(last, number)
+        last = number
+    doc = (
+        doc.node(5, head, head_params, parallelism=2)
+        .node(6, "sink.collect", parallelism=2)
+        .edge(last, 5, "HASH", key=key)
+        .edge(5, 6)
+    )
+    run_plan = plan(doc.build(), data, preview=20)
+    python, sql = both(spark, run_plan, run_events)
+    assert [sql.details["engines"][v.id] for v in run_plan.vertices] == ["sql", "sql"]
+    assert sql.details["subtasks"] == python.details["subtasks"]
+    assert sinks(sql) == sinks(python)
+
+
+def test_an_int_python_cannot_read_fails_the_run_in_sql_too(
+    spark: Session, data: Path, run_events: Any
+) -> None:
+    doc = (
+        Doc(parallelism=3, mode="BATCH")
+        .node(1, "source.text", {"path": "bad"})
+        .node(2, "map", {"fn": "(x.split(',')[0], int(x.split(',')[2]))"})
+        .node(3, "sum", {"field": 1}, parallelism=2)
+        .node(4, "sink.collect", parallelism=2)
+        .edge(1, 2)
+        .edge(2, 3, "HASH", key="x[0]")
+        .edge(3, 4)
+        .build()
+    )
+    run_plan = plan(doc, data)
+    results = [run_spark(spark, run_plan, run_events(), sql=sql) for sql in (False, True)]
+    assert [r.outcome for r in results] == [RunOutcome.FAILED, RunOutcome.FAILED]
+    assert set(results[1].details["engines"].values()) == {"sql"}
+    assert results[1].error == results[0].error
+    assert "Map (node 2): ValueError: invalid literal for int() with base 10: 'x7'" in (
+        results[1].error or ""
+    )
 
 
 def test_a_feed_reads_and_writes_on_another_scheme_alike(

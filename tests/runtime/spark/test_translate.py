@@ -3,11 +3,13 @@ and the ones whose meaning could differ are refused."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
 from runtime.expressions import compile_expression
+from runtime.spark.errors import python_error_text
 from runtime.spark.session import Session
 from runtime.spark.translate import Col, Tup, Untranslatable, leaves, python_value, translate
 
@@ -41,6 +43,21 @@ REFUSED = [
     ("x + 1", "str"), ("len(x, 2)", "str"), ("x.split(sep=',')", "str"),
     ("x.replace('', 'a')", "str"), ("max(x, 'a')", "str"), ("(x, 1)[2]", "str"),
     ("x + 0.5 > 2", "int"), ("x * 'ab'", "int"), ("x % 2", "str"), ("x.lower()", "int"),
+    ("x.split()[i]", "str"), ("x.split()[1:]", "str"), ("x[0]", "int"), ("int(x, 16)", "str"),
+    ("int(x.split())", "str"),
+]  # fmt: skip
+FIELDS = [
+    "a,1,b", "Straße, 42 ,ÉTÉ", ",-7,", "x,+3,y,z", "日本語,١٢,😀", "a,\u00a05\u2003,b",
+    "a,1_000,b", "a,0007,b", "q,𝟕,r", "a,\U00016ac3,b", "a,-0,b", "a,9223372036854775807,b",
+    "a,-9223372036854775808,b", "a,\x0b5\x0c,b", "a,5\x85,b",
+]  # fmt: skip
+"""CSV lines whose second field Python's int() reads: Unicode digits (one newer than
+Java's own tables) and spaces, signs, underscores, the ends of 64 bits."""
+FIELD_EXPRESSIONS = [
+    "x.split(',')[0]", "x.split(',')[-1]", "x.split(',')[-3]", "int(x.split(',')[1])",
+    "(x.split(',')[0], int(x.split(',')[1]) % 10)", "int(x.split(',')[1].strip())",
+    "len(x.split(',')[2])", "int(len(x) > 8)", "int(len(x) * 0.7)", "int(-len(x) * 0.7)",
+    "int(len(x))", "x.split(',')[1].split()",
 ]  # fmt: skip
 
 
@@ -81,6 +98,72 @@ def test_text_expressions(spark: Session) -> None:
 
 def test_int_expressions(spark: Session) -> None:
     _check(spark.spark, "bigint", INTS, INT_EXPRESSIONS)
+
+
+def test_items_of_a_split_and_ints_of_text(spark: Session) -> None:
+    _check(spark.spark, "string", FIELDS, FIELD_EXPRESSIONS)
+
+
+def _int_texts(rng: random.Random) -> list[str]:
+    """Texts made of what Python's int() reads or refuses: digits of many scripts (Java's
+    own tables lack some), spaces (ASCII's and others), signs, underscores, look-alikes."""
+    pieces = [
+        *"0123456789", *"0123456789", "_", "+", "-", " ", "\t", "\x0b", "\x1c", "\x85",
+        "\u00a0", "\u2003", "\u3000", "٣", "۷", "९", "𝟕", "\U00016ac3", "\U0001e950",
+        "²", "½", "Ⅻ", "a", "e", "x", ".", "0x", "\u200b", "\ufeff",
+    ]  # fmt: skip
+    texts = ["", " ", "_", "+", "-", "1_000_000", "1__0", "_1", "1_", "+_1", "- 5", "٣٣٣"]
+    texts += ["9223372036854775807", "-9223372036854775808", "0" * 40 + "12", "0_0"]
+    for _ in range(3000):
+        texts.append("".join(rng.choice(pieces) for _ in range(rng.randint(1, 7))))
+    return texts
+
+
+def test_int_of_text_reads_what_pythons_int_reads(spark: Session) -> None:
+    """`sg_int` against Python's int() text by text: the same int, or both refuse it;
+    an int beyond 64 bits is refused by name."""
+    parse = spark.context._jvm.streamgraph.spark.PythonInt.parse
+    texts = _int_texts(random.Random(7))
+    texts += ["9223372036854775808", "-9223372036854775809", "1" * 30, "+" + "9" * 19]
+    for text in texts:
+        try:
+            expected: int | None = int(text)
+        except ValueError:
+            expected = None
+        if expected is not None and not -(1 << 63) <= expected < 1 << 63:
+            with pytest.raises(Exception, match="beyond 64 bits"):
+                parse(text)
+            continue
+        assert parse(text) == expected, repr(text)
+
+
+_NOT_AN_INT = "ValueError: invalid literal for int() with base 10"
+
+
+@pytest.mark.parametrize(
+    ("line", "expression", "words"),
+    [
+        ("a,b", "x.split(',')[2]", "IndexError: list index out of range"),
+        ("a,b", "x.split(',')[-3]", "IndexError: list index out of range"),
+        ("a,x7,b", "int(x.split(',')[1])", f"{_NOT_AN_INT}: 'x7'"),
+        ("a,²,b", "int(x.split(',')[1])", f"{_NOT_AN_INT}: '²'"),
+        ("it's", "int(x)", f'{_NOT_AN_INT}: "it\'s"'),
+    ],
+)  # fmt: skip
+def test_what_python_raises_fails_the_query_with_pythons_words(
+    spark: Session, line: str, expression: str, words: str
+) -> None:
+    from pyspark.sql import functions as F
+
+    with pytest.raises(Exception) as raised:
+        compile_expression(expression, ("x",)).function(line)
+    assert f"{raised.type.__name__}: {raised.value}" == words
+    frame = spark.spark.createDataFrame([(line,)], "x string")
+    value = translate(expression, {"x": Col(F.col("x"), "str")}, "Map (node 2)")
+    assert isinstance(value, Col)
+    with pytest.raises(Exception) as failed:
+        frame.select(value.column).collect()
+    assert python_error_text(str(failed.value)) == f"Map (node 2): {words}"
 
 
 @pytest.mark.parametrize(("text", "kind"), REFUSED)

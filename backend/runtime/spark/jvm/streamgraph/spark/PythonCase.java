@@ -49,6 +49,7 @@ public final class PythonCase {
           case "U" -> put(UPPER, UPPER_ABOVE, code, text(parts));
           case "C" -> cased.add(new int[] {code, Integer.parseInt(parts[2], 16)});
           case "I" -> ignorable.add(new int[] {code, Integer.parseInt(parts[2], 16)});
+          case "D" -> {} // decimal digits: PythonInt's
           default -> throw new IllegalStateException("python-case.txt: " + line);
         }
       }
