@@ -370,8 +370,10 @@ class Case:
     """What was drawn, in words: which fold, which key, the producer's kind."""
 
 
-FOLDS = ("reduce", "reduce", "sum", "min", "max", "count")
+FOLDS = ("reduce", "reduce", "sum", "min", "max", "count", "window.reduce", "window.aggregate")
 """The heads the SQL path folds, with reduce drawn most (its forms vary most)."""
+TIME_WINDOWS = ("tumbling_event_time", "sliding_event_time")
+"""The windows the SQL path folds."""
 
 
 class Generator:
@@ -618,7 +620,9 @@ class Generator:
         rng = self.rng
         acc = rng.choice(list(ACCUMULATORS))
         zero, simple = ACCUMULATORS[acc]
-        if rng.random() < 0.4:
+        if self.aimed and rng.random() < 0.7:
+            add = self.folding_add(acc, kind)
+        elif rng.random() < 0.4:
             add = simple
         else:
             add = self.bounded(self.expressions({"acc": acc, "x": kind}), acc)
@@ -626,9 +630,26 @@ class Generator:
         result = self.expressions({"acc": acc}).draw(out)
         return {"zero": zero, "add": add, "result": result}, out
 
+    def folding_add(self, acc: Type, kind: Type) -> str:
+        """An `add` that folds the accumulator leaf by leaf with values of the record: a
+        sum of ints, the max or min of ints or text, or the leaf kept."""
+        rng = self.rng
+        draw = self.expressions({"x": kind})
+
+        def leaf(text: str, part: Type) -> str:
+            value = draw.draw(part)
+            forms = [text, f"max({text}, {value})", f"min({value}, {text})"]
+            if part == INT:
+                forms += [f"{text} + {value}", f"{value} + {text}", f"{text} + 1"]
+            return rng.choice(forms)
+
+        if isinstance(acc, tuple):
+            return "(" + "".join(leaf(f"acc[{i}]", p) + ", " for i, p in enumerate(acc)) + ")"
+        return leaf("acc", acc)
+
     def window(self, head: str, kind: Type, key_type: Type) -> tuple[dict[str, Any], Type]:
         rng = self.rng
-        assigner = rng.choice(ASSIGNERS)
+        assigner = rng.choice(TIME_WINDOWS if self.aimed else ASSIGNERS)
         params: dict[str, Any] = {"assigner": assigner}
         if assigner.startswith("count_"):
             params["size"] = rng.randint(1, 12)

@@ -10,13 +10,17 @@ A *feed* is a pair of vertices joined by one HASH JobEdge:
   (`javafns.text_frame`, `javafns.number_frame`), the chain as column expressions
   (`flat_map` of a `split` as `explode`), then a partial aggregation per (producer
   subtask, key);
-- the consumer, in a BATCH run, has that edge as its only input and heads with a fold,
-  the only kinds whose output per key merging its records in any grouping gives (an
-  `aggregate`, window or plain transform runs in Python, whatever the key): a keyed
-  `reduce` whose function folds field by field (`a[i]` keeps the first record's field,
-  `a[i] + b[i]` sums ints, `max` / `min` of `a[i], b[i]`), `sum` / `min` / `max` of a
-  field, or `count` (which reads nothing of the record: its rows are counted). The aggregated
-  rows go to the consumer's subtasks by Flink's key groups computed in the JVM
+- the consumer has that edge as its only input and heads with a fold, the only kinds
+  whose output per key merging its records in any grouping gives (a keyed `aggregate`,
+  count or session window, window `process` or plain transform runs in Python, whatever
+  the key): in a BATCH run, a keyed `reduce` whose function folds field by field (`a[i]`
+  keeps the first record's field, `a[i] + b[i]` sums ints, `max` / `min` of `a[i],
+  b[i]`), `sum` / `min` / `max` of a field, or `count` (which reads nothing of the
+  record: its rows are counted); in either mode, as time windows fire only at the end of
+  input, a window `reduce` folding so, or a window `aggregate` whose `add` folds its
+  accumulator leaf by leaf, over tumbling or sliding event-time windows (`_in_windows`
+  assigns them as the operator does; they fire by end, start and first record). The
+  aggregated rows go to the consumer's subtasks by Flink's key groups computed in the JVM
   (`sg_subtask`), placed by Spark's own hash partitioning of a code that lands on that
   subtask (`sg_partition_code`). The consumer's Python chain then runs over what its
   head would emit: each key's rows of the producer subtasks merged into its folded
@@ -68,6 +72,12 @@ NUMBER_SOURCES = frozenset({"source.sequence", "source.generator"})
 _LONG = 1 << 63
 STATELESS = frozenset({"map", "filter", "flat_map"})
 FOLDS = frozenset({"reduce", "sum", "min", "max", "count"})
+WINDOW_FOLDS = frozenset({"window.reduce", "window.aggregate"})
+TIME_WINDOWS = frozenset({"tumbling_event_time", "sliding_event_time"})
+FOLDABLE = (
+    "only reduce, sum, min, max, count, and reduce or aggregate over tumbling or sliding "
+    "event-time windows are folded in SQL"
+)
 BATCH = 1024
 """Records per batch handed to the consumer's chain."""
 
@@ -76,14 +86,33 @@ Shape = Any
 
 
 @dataclass(frozen=True, slots=True)
+class Windows:
+    """The event-time windows a window head folds into, every one fired at the end of
+    input (`operators.windows`): `size` ms long, one starting every `slide` ms (`slide`
+    is `size` for tumbling windows)."""
+
+    size: int
+    slide: int
+    tumbling: bool
+    """One window per record; sliding ones of `slide == size` may be two (a negative
+    timestamp's first starts after it)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Fold:
-    """How the consumer's keyed head folds a key's records, leaf by leaf of the record:
-    `first` (the first record's), `sum`, `min` or `max`; or, for a `count`, none of the
-    record: a key's records are only counted."""
+    """How the consumer's keyed head folds a key's records (per window, with `windows`),
+    leaf by leaf: of the record, `first` (the first record's), `sum`, `min` or `max`; or,
+    for a `count`, none of the record: a key's records are only counted; or, for a window
+    `aggregate`, of its accumulator: `keep` (the zero's leaf), or the `sum`, `min` or
+    `max` of the zero's leaf and a value of each record."""
 
     shape: Shape
     kinds: tuple[str, ...]
     count: bool = False
+    windows: Windows | None = None
+    zero: Any = None
+    """A window aggregate's accumulator before its first record."""
+    aggregate: bool = False
 
 
 @dataclass(slots=True)
@@ -202,8 +231,6 @@ def _feed(
     if output.partitioner != "HASH":
         raise Untranslatable(f"its output is a {output.partitioner} edge, not a HASH one")
     consumer = plan.vertex(output.consumer)
-    if plan.runtime_mode != "BATCH":
-        raise Untranslatable("keyed results are folded in SQL in BATCH mode only")
     if len(consumer.inputs) != 1:
         raise Untranslatable(f"its consumer has {len(consumer.inputs)} inputs")
     if consumer.chained_sources:
@@ -211,6 +238,10 @@ def _feed(
     if _has_faults(plan, consumer):
         raise Untranslatable("its consumer has injected faults, which run in Python")
     fold_node = _fold_head(consumer)
+    if plan.runtime_mode != "BATCH" and fold_node.kind not in WINDOW_FOLDS:
+        # Time windows fire at the end of input in both modes; a keyed fold in STREAMING
+        # mode emits every update.
+        raise Untranslatable("keyed results are folded in SQL in BATCH mode only")
     key_text = consumer.inputs[0].key
     if key_text is None:
         raise Untranslatable("the HASH edge has no key")
@@ -221,27 +252,32 @@ def _feed(
             frame, record = _operator(node, frame, record)
         except Untranslatable as reason:
             raise Untranslatable(f"{node.label}: {reason}") from None
-    fold = _fold(fold_node, record)
+    fold, cells = _fold(fold_node, record)
+    timestamp = _timestamp(fold_node, record) if fold.windows else None
     compile_expression(key_text, KEY_VARIABLES)  # checked by the planner already
     try:
         key_value = translate(key_text, {"x": record}, f"HASH edge into {fold_node.label}")
         key = as_struct(key_value)
     except Untranslatable as reason:
         raise Untranslatable(f"the key {key_text!r}: {reason}") from None
-    frame = _aggregate(frame, record, key_value, key, fold, consumer)
-    return Feed(producer, consumer, _fed_consumer(consumer), fold, frame, reader)
+    frame = _aggregate(frame, cells, key_value, key, fold, consumer, timestamp)
+    body = _fed_consumer(consumer, fold_node if fold.aggregate else None)
+    return Feed(producer, consumer, body, fold, frame, reader)
 
 
-def _fed_consumer(consumer: VertexPlan) -> VertexPlan:
+def _fed_consumer(consumer: VertexPlan, aggregate: NodePlan | None = None) -> VertexPlan:
     """The consumer as it runs over what its head would emit: the merged rows are already
-    one folded record per key (a `count`'s `(key, count)`), in the order the keys came,
-    which is what a keyed head emits at the end of input in BATCH mode. So the head
-    passes them on (a `map` of `x`), and nothing computes the key again from a record the
-    fold changed."""
+    one folded record per key (a `count`'s `(key, count)`) or per key and window, in the
+    order the head emits them at the end of input. So the head passes them on (a `map`
+    of `x`), and nothing computes the key again from a record the fold changed; a window
+    `aggregate`'s head gets its accumulator and gives its `result` (a `process`, which
+    emits nothing for None, as the window does, and fails under the head's name)."""
     from runtime.chains import generate_chains
 
     head = consumer.node(consumer.head)
     passed = replace(head, kind="map", params={"fn": "x"})
+    if aggregate is not None:
+        passed = replace(head, kind="process", params={"fn": _of_x(aggregate, "result")})
     nodes = tuple(passed if node.id == head.id else node for node in consumer.nodes)
     inputs = tuple(replace(edge, key=None) for edge in consumer.inputs)
     body = replace(consumer, nodes=nodes, inputs=inputs)
@@ -310,11 +346,11 @@ def _fold_head(consumer: VertexPlan) -> NodePlan:
     kinds whose BATCH output is one record per key that folding the key's records in
     any grouping gives (`count`, `aggregate`, windows and the rest emit something else)."""
     head = consumer.node(consumer.head)
-    if head.kind not in FOLDS:
-        raise Untranslatable(
-            f"its consumer heads with {head.label}, a {head.kind}: only reduce, sum, min, "
-            "max and count are folded in SQL"
-        )
+    if head.kind in WINDOW_FOLDS and head.params.get("assigner") not in TIME_WINDOWS:
+        what = f"{head.kind} over {head.params.get('assigner')} windows"
+        raise Untranslatable(f"its consumer heads with {head.label}, a {what}: {FOLDABLE}")
+    if head.kind not in FOLDS | WINDOW_FOLDS:
+        raise Untranslatable(f"its consumer heads with {head.label}, a {head.kind}: {FOLDABLE}")
     return head
 
 
@@ -380,12 +416,17 @@ def _shape(value: Value) -> Shape:
     return tuple(_shape(item) for item in value.items)
 
 
-def _fold(node: NodePlan, record: Value) -> Fold:
-    """How `node` folds records of `record`'s shape, or Untranslatable."""
+def _fold(node: NodePlan, record: Value) -> tuple[Fold, list[Col | None]]:
+    """How `node` folds records of `record`'s shape, and the value of each record each
+    leaf folds (None: a `keep` leaf); or Untranslatable."""
     if node.kind == "count":
-        return Fold(None, (), count=True)
+        return Fold(None, (), count=True), []
+    windows = _windows(node) if node.kind in WINDOW_FOLDS else None
+    if node.kind == "window.aggregate":
+        fold, values = _accumulator_fold(node, record)
+        return replace(fold, windows=windows), values
     cells = leaves(record)
-    if node.kind != "reduce":
+    if node.kind not in ("reduce", "window.reduce"):
         position = node.params.get("field")
         if position is None or position == "":
             if not isinstance(record, Col):
@@ -407,12 +448,126 @@ def _fold(node: NodePlan, record: Value) -> Fold:
         fold = Fold(_shape(record), tuple(kinds))
     else:
         fold = _reduce_fold(node, record)
-    for cell, kind in zip(cells, fold.kinds, strict=True):
+    _check_kinds(node, list(cells), fold.kinds)
+    return replace(fold, windows=windows), list(cells)
+
+
+def _check_kinds(node: NodePlan, cells: list[Col | None], kinds: tuple[str, ...]) -> None:
+    for cell, kind in zip(cells, kinds, strict=True):
+        if cell is None:
+            continue
         if kind == "sum" and cell.kind != "int":
             raise Untranslatable(f"{node.label}: a sum of {cell.kind} (only ints sum exactly)")
         if kind in ("min", "max") and cell.kind not in ("int", "str"):
             raise Untranslatable(f"{node.label}: {kind} of {cell.kind}")
-    return fold
+
+
+def _windows(node: NodePlan) -> Windows:
+    size = node.params.get("sizeMs")
+    slide = size if node.params["assigner"] == "tumbling_event_time" else node.params.get("slideMs")
+    if type(size) is not int or type(slide) is not int or size <= 0 or slide <= 0:
+        raise Untranslatable(f"{node.label}: a window size or slide that is not a positive int")
+    if size >= _LONG >> 2 or slide >= _LONG >> 2:
+        raise Untranslatable(f"{node.label}: windows too long for 64-bit arithmetic")
+    return Windows(size, slide, node.params["assigner"] == "tumbling_event_time")
+
+
+def _timestamp(node: NodePlan, record: Value) -> Col:
+    """The event time of a record, as the window reads it (`int` milliseconds)."""
+    try:
+        value = translate(node.params["timestamp"], {"x": record}, node.label)
+    except Untranslatable as reason:
+        raise Untranslatable(f"{node.label}: the timestamp: {reason}") from None
+    if not isinstance(value, Col) or value.kind != "int":
+        raise Untranslatable(f"{node.label}: a timestamp that is not an int")
+    return value
+
+
+def _accumulator_fold(node: NodePlan, record: Value) -> tuple[Fold, list[Col | None]]:
+    """A window aggregate whose `add` folds the accumulator leaf by leaf, each leaf kept
+    (`acc[i]`) or the sum, max or min of itself and a value of the record (`acc[i] +
+    v(x)`, `max(acc[i], v(x))`): merging per-group sums, maxima and minima into the zero
+    gives what adding record after record gives."""
+    try:
+        zero = compile_expression(str(node.params["zero"]), ()).function()
+    except Exception as error:  # its Python says what is wrong, at the first record
+        raise Untranslatable(f"{node.label}: its zero raises {type(error).__name__}") from None
+    leaves_of_zero = list(zero) if isinstance(zero, tuple) else [zero]
+    if any(type(leaf) not in (int, str) for leaf in leaves_of_zero):
+        raise Untranslatable(f"{node.label}: an accumulator of other than ints and text")
+    body = ast.parse(str(node.params["add"]).strip(), mode="eval").body
+    if isinstance(zero, tuple):
+        if not isinstance(body, ast.Tuple) or len(body.elts) != len(zero):
+            raise Untranslatable(f"{node.label}: the add does not build the accumulator")
+        parts = [_accumulator_part(elt, i, record, node) for i, elt in enumerate(body.elts)]
+    else:
+        parts = [_accumulator_part(body, None, record, node)]
+    kinds = tuple(kind for kind, _ in parts)
+    values = [value for _, value in parts]
+    _check_kinds(node, values, kinds)
+    for leaf, kind, value in zip(leaves_of_zero, kinds, values, strict=True):
+        if value is not None and type(leaf).__name__ != value.kind:
+            raise Untranslatable(
+                f"{node.label}: {kind} of a {type(leaf).__name__} and a {value.kind}"
+            )
+    shape = tuple(None for _ in zero) if isinstance(zero, tuple) else None
+    return Fold(shape, kinds, zero=zero, aggregate=True), values
+
+
+def _accumulator_part(
+    expr: ast.expr, index: int | None, record: Value, node: NodePlan
+) -> tuple[str, Col | None]:
+    """`keep`, or the fold of one accumulator leaf and the record's value it folds in."""
+
+    def is_leaf(part: ast.expr) -> bool:
+        if index is None:
+            return isinstance(part, ast.Name) and part.id == "acc"
+        return (
+            isinstance(part, ast.Subscript)
+            and isinstance(part.value, ast.Name)
+            and part.value.id == "acc"
+            and isinstance(part.slice, ast.Constant)
+            and type(part.slice.value) is int
+            and part.slice.value == index
+        )
+
+    def value(part: ast.expr) -> Col:
+        if any(isinstance(n, ast.Name) and n.id == "acc" for n in ast.walk(part)):
+            raise Untranslatable(f"{node.label}: the add mixes the accumulator's leaves")
+        translated = translate(ast.unparse(part), {"x": record}, node.label)
+        if not isinstance(translated, Col):
+            raise Untranslatable(f"{node.label}: the add folds a tuple into one leaf")
+        return translated
+
+    if is_leaf(expr):
+        return "keep", None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        if is_leaf(expr.left):
+            return "sum", value(expr.right)
+        if is_leaf(expr.right):
+            return "sum", value(expr.left)
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id in ("max", "min")
+        and len(expr.args) == 2
+        and not expr.keywords
+    ):
+        first, second = expr.args
+        if is_leaf(first) != is_leaf(second):
+            return expr.func.id, value(second if is_leaf(first) else first)
+    raise Untranslatable(f"{node.label}: the add does not fold the accumulator leaf by leaf")
+
+
+def _of_x(node: NodePlan, param: str) -> str:
+    """`node`'s expression `param` of `acc`, as an expression of `x` (for a `process`)."""
+    tree = ast.parse(str(node.params[param]).strip(), mode="eval")
+    if any(isinstance(n, ast.Name) and n.id == "x" for n in ast.walk(tree)):
+        raise Untranslatable(f"{node.label}: its {param} names x")
+    for name in ast.walk(tree):
+        if isinstance(name, ast.Name) and name.id == "acc":
+            name.id = "x"
+    return ast.unparse(tree)
 
 
 def _reduce_fold(node: NodePlan, record: Value) -> Fold:
@@ -465,11 +620,12 @@ def _field_fold(expr: ast.expr, index: int | None, node: NodePlan) -> str:
 
 def _aggregate(
     frame: DataFrame,
-    record: Value,
+    cells: list[Col | None],
     key_value: Value,
     key: Any,
     fold: Fold,
     consumer: VertexPlan,
+    timestamp: Col | None,
 ) -> DataFrame:
     from pyspark.sql import functions as F
 
@@ -477,11 +633,19 @@ def _aggregate(
     # bits, its place in the subtask's output below; a long keeps Spark's hash aggregation.
     frame = frame.withColumn("_id", F.monotonically_increasing_id())
     ordering = F.col("_id")
-    aggregates = [F.count(F.lit(1)).alias("_n"), F.min(ordering).alias("_first")]
+    groups = [F.col("_src"), key.alias("_key")]
+    counted = F.count(F.lit(1))
+    if fold.windows is not None:
+        assert timestamp is not None
+        frame, counted = _in_windows(frame, timestamp, fold.windows)
+        groups.append(F.col("_start"))
+    aggregates = [counted.alias("_n"), F.min(ordering).alias("_first")]
     in_key = _key_fields(key_value)
     fields = []
-    cells = [] if fold.count else leaves(record)
     for index, (cell, kind) in enumerate(zip(cells, fold.kinds, strict=True)):
+        if cell is None:  # an accumulator's leaf the add keeps: the zero's
+            fields.append(F.lit(None).alias(f"_f{index}"))
+            continue
         column = cell.column
         if kind == "first" and id(cell) in in_key:
             # Equal for all the key's records: the key's own field, no aggregate.
@@ -495,14 +659,40 @@ def _aggregate(
         else:
             folded = F.max(column) if kind == "max" else F.min(column)
         aggregates.append(folded.alias(f"_f{index}"))
-    grouped = frame.groupBy(F.col("_src"), key.alias("_key")).agg(*aggregates)
+    grouped = frame.groupBy(*groups).agg(*aggregates)
     p = consumer.parallelism
     subtask = F.call_function(
         "sg_subtask", F.col("_key"), F.lit(True), F.lit(consumer.max_parallelism), F.lit(p)
     )
     code = F.call_function("sg_partition_code", subtask, F.lit(p))
     placed = grouped.withColumn("_c", code).repartition(p, "_c")
-    return placed.select("_src", "_n", "_first", "_key", *fields)
+    window = [F.col("_start")] if fold.windows is not None else []
+    return placed.select("_src", "_n", "_first", "_key", *window, *fields)
+
+
+def _in_windows(frame: DataFrame, timestamp: Col, windows: Windows) -> tuple[DataFrame, Any]:
+    """A row per record and window it falls in (`_start`), as `operators.windows` assigns
+    them: the first starts at `t - (t + slide) % slide` (Java's `%`, Spark's too), the
+    others a slide earlier each while they start after `t - size`. A record in no window (a slide
+    longer than the size) keeps one row with no window, which counts it and folds into
+    nothing. And what counts a record once: its first window's row."""
+    from pyspark.sql import functions as F
+
+    t = F.col("_t")
+    size, slide = windows.size, windows.slide
+    first = t - (t + F.lit(slide)) % F.lit(slide)
+    frame = frame.withColumn("_t", timestamp.column)
+    if windows.tumbling:
+        return frame.withColumn("_start", first), F.count(F.lit(1))
+    # Windows a timestamp can fall in: Java's `%` puts the first start after a negative
+    # timestamp, by less than a slide (as Flink does), so one more than size / slide.
+    most = -(-size // slide) + 1
+    every = F.sequence(first, first - F.lit((most - 1) * slide), F.lit(-slide))
+    starts = F.filter(every, lambda start: start > t - F.lit(size))
+    frame = frame.withColumn("_ws", starts)
+    frame = frame.withColumn("_start", F.explode_outer("_ws"))
+    once = F.col("_start").isNull() | (F.col("_start") == F.element_at("_ws", 1))
+    return frame, F.sum(F.when(once, 1).otherwise(0))
 
 
 def _key_fields(key: Value) -> dict[int, Any]:
@@ -570,19 +760,28 @@ class FedBody(VertexBody):
         run.records_in = self.records_in
 
     def _merged(self, rows: Iterator[Any]) -> Iterator[tuple[int, list[Any]]]:
-        kinds = self.fold.kinds
+        fold = self.fold
+        kinds = fold.kinds
+        windows = fold.windows
+        leaves_at = 4 if windows is None else 5
         producer = self.producer
         produced: dict[tuple[str, int], int] = {}
         groups: dict[Any, list[Any]] = {}
         total = 0
         for row in rows:
             src, count, first, key = row[0], row[1], row[2], row[3]
-            cells = list(row[4:])
             produced[producer, src] = produced.get((producer, src), 0) + count
             total += count
-            group = groups.get(key)
+            if windows is None:
+                group_key = key
+            elif row[4] is None:  # records in no window: counted, folded into nothing
+                continue
+            else:
+                group_key = (key, row[4])
+            cells = list(row[leaves_at:])
+            group = groups.get(group_key)
             if group is None:
-                groups[key] = [first, cells, count, key]
+                groups[group_key] = [first, cells, count, group_key]
                 continue
             group[2] += count
             earlier = first < group[0]
@@ -598,23 +797,47 @@ class FedBody(VertexBody):
                     merged[index] += cell
                 elif kind == "max":
                     merged[index] = max(merged[index], cell)
-                else:
+                elif kind == "min":
                     merged[index] = min(merged[index], cell)
         self.records_in = total
         self.produced.add(produced)
-        ordered = sorted(groups.values(), key=lambda group: group[0])
-        shape, counted = self.fold.shape, self.fold.count
+        if windows is None:  # in the order the keys first came
+            ordered = sorted(groups.values(), key=lambda group: group[0])
+        else:  # as windows fire: by end, start, then when the window was first seen
+            size = windows.size
+            ordered = sorted(
+                groups.values(), key=lambda group: (group[3][1] + size, group[3][1], group[0])
+            )
         batch: list[Any] = []
-        for _, cells, count, key in ordered:
-            if counted:  # what `count` emits: (key, its records), `_fed_consumer`
-                batch.append((_tuples(key), count))
-            else:
-                batch.append(_tuples(_build(shape, iter(cells))))
+        for _, cells, count, group_key in ordered:
+            batch.append(self._emitted(cells, count, group_key))
             if len(batch) >= BATCH:
                 yield 0, batch
                 batch = []
         if batch:
             yield 0, batch
+
+    def _emitted(self, cells: list[Any], count: int, group_key: Any) -> Any:
+        """What the head emits for a group: a count's `(key, count)` (`_fed_consumer`), a
+        window aggregate's accumulator, or the folded record."""
+        fold = self.fold
+        if fold.count:
+            return (_tuples(group_key), count)
+        if fold.aggregate:
+            zero = fold.zero
+            start = list(zero) if isinstance(zero, tuple) else [zero]
+            acc = [
+                leaf
+                if kind == "keep"
+                else leaf + cell
+                if kind == "sum"
+                else max(leaf, cell)
+                if kind == "max"
+                else min(leaf, cell)
+                for leaf, kind, cell in zip(start, fold.kinds, cells, strict=True)
+            ]
+            return tuple(acc) if isinstance(zero, tuple) else acc[0]
+        return _tuples(_build(fold.shape, iter(cells)))
 
 
 Produced = dict[tuple[str, int], int]

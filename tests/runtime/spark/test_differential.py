@@ -181,5 +181,5 @@ def test_the_generated_pipelines_exercise_the_sql_path(spark: Session, tmp_path:
         heads.update(f.consumer.node(f.consumer.head).kind for f in choice.feeds.values())
         reasons.update(reason.split(":")[-1].strip() for reason in choice.reasons.values())
     assert feeds >= BATCHES, (feeds, reasons)
-    assert {"reduce", "count"} <= set(heads), heads
+    assert {"reduce", "count", "window.reduce", "window.aggregate"} <= set(heads), heads
     assert len(reasons) >= 8, reasons

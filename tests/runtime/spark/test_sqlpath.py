@@ -16,6 +16,7 @@ from runtime.local import run_locally
 from runtime.plan import RunPlan
 from runtime.planner import RunOptions, build_run_plan
 from runtime.spark.session import Session
+from runtime.spark.sqlpath import FOLDABLE
 from tests.runtime.builders import Doc
 from tests.runtime.spark.conftest import monitor_of, run_spark
 
@@ -293,6 +294,63 @@ def test_an_int_python_cannot_read_fails_the_run_in_sql_too(
     )
 
 
+WINDOWS = {
+    "tumbling reduce": (
+        "BATCH",
+        {"assigner": "tumbling_event_time", "sizeMs": 60, "fn": "(a[0], a[1] + b[1], a[2])"},
+    ),
+    "tumbling aggregate, STREAMING": (
+        "STREAMING",
+        {
+            "assigner": "tumbling_event_time",
+            "sizeMs": 45,
+            **{"zero": "(0, 0, '')", "add": "(acc[0] + 1, x[1] + acc[1], max(acc[2], x[0]))"},
+            "result": "(acc[2], acc[0], acc[1]) if acc[1] % 4 else None",
+        },
+    ),
+    "sliding aggregate": (
+        "BATCH",
+        {
+            "assigner": "sliding_event_time",
+            **{"sizeMs": 50, "slideMs": 20, "zero": "0", "add": "acc + 1", "result": "acc"},
+        },
+    ),
+    "sliding with gaps, STREAMING": (
+        "STREAMING",
+        {
+            "assigner": "sliding_event_time",
+            **{"sizeMs": 7, "slideMs": 20, "fn": "(a[0], min(a[1], b[1]), max(b[2], a[2]))"},
+        },
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(WINDOWS))
+def test_event_time_windows_fold_in_sql_alike(
+    spark: Session, data: Path, run_events: Any, case: str
+) -> None:
+    mode, params = WINDOWS[case]
+    kind = "window.aggregate" if "add" in params else "window.reduce"
+    fn = "(x.split(',')[0], int(x.split(',')[2]), int(x.split(',')[3]) % 997 - 300)"
+    doc = (
+        Doc(parallelism=3, mode=mode)
+        .node(1, "source.text", {"path": "rows"})
+        .node(2, "map", {"fn": fn})
+        .node(3, kind, {**params, "timestamp": "x[2] * 3"}, parallelism=2)
+        .node(4, "sink.collect", parallelism=2)
+        .edge(1, 2)
+        .edge(2, 3, "HASH", key="x[0]")
+        .edge(3, 4)
+        .build()
+    )
+    run_plan = plan(doc, data, preview=30)
+    python, sql = both(spark, run_plan, run_events)
+    assert [sql.details["engines"][v.id] for v in run_plan.vertices] == ["sql", "sql"]
+    assert sql.details["subtasks"] == python.details["subtasks"]
+    assert sinks(sql) == sinks(python)
+    assert sum(records for _, _, records, _, _ in sinks(sql)) > 20
+
+
 def test_a_feed_reads_and_writes_on_another_scheme_alike(
     spark: Session, data: Path, run_events: Any, viewfs: Callable[[Path], str], tmp_path: Path
 ) -> None:
@@ -384,9 +442,43 @@ def test_a_consumer_that_is_not_a_fold_runs_in_python(
     python, sql = both(spark, run_plan, run_events)
     assert set(sql.details["engines"].values()) == {"python"}
     producer, _ = sql.engines
+    what = f"{kind} over {params['assigner']} windows" if "assigner" in params else kind
     assert producer.reason == (
-        f"its consumer heads with {run_plan.vertices[1].node(5).label}, a {kind}: only "
-        "reduce, sum, min, max and count are folded in SQL"
+        f"its consumer heads with {run_plan.vertices[1].node(5).label}, a {what}: {FOLDABLE}"
     )
     assert sql.details["subtasks"] == python.details["subtasks"]
     assert sinks(sql) == sinks(python)
+
+
+@pytest.mark.parametrize(
+    ("size", "slide", "tumbling"),
+    [
+        *((50, 20, False), (7, 20, False), (60, 60, False), (60, 60, True), (30, 7, False)),
+        *((1, 1, False), (1, 1, True), (5, 3, False), (20, 10, False)),
+    ],
+)
+def test_records_fall_in_the_windows_the_window_operator_assigns(
+    spark: Session, size: int, slide: int, tumbling: bool
+) -> None:
+    """Every timestamp's windows (none, for a gap between sliding windows) as
+    `operators.windows` assigns them: negative timestamps too, whose first window starts
+    after them (Java's `%`, as Flink's)."""
+    from pyspark.sql import functions as F
+
+    from runtime.operators.windows import window_start
+    from runtime.spark.sqlpath import Windows, _in_windows
+    from runtime.spark.translate import Col
+
+    stamps = [*range(-130, 131), -(10**15) - 1, 10**15 + 7]
+    frame = spark.spark.createDataFrame([(t,) for t in stamps], "t bigint")
+    assigned, _ = _in_windows(frame, Col(F.col("t"), "int"), Windows(size, slide, tumbling))
+    got: dict[int, set[int | None]] = {}
+    for row in assigned.select("t", "_start").collect():
+        got.setdefault(row["t"], set()).add(row["_start"])
+    for t in stamps:
+        expected: set[int | None] = {window_start(t, size)} if tumbling else set()
+        start = window_start(t, slide)
+        while not tumbling and start > t - size:
+            expected.add(start)
+            start -= slide
+        assert got[t] == (expected or {None}), t
