@@ -82,6 +82,19 @@ def whitespace_class() -> str:
     return "[" + "".join(f"\\u{ord(c):04x}" for c in whitespace()) + "]"
 
 
+_REGEX_SPECIAL = frozenset(".$|()[{^?*+\\")
+
+
+def _literal_pattern(text: str) -> str:
+    """A Java regular expression matching `text` literally. One character is written so
+    that Java's `String.split`, which Spark's `split` calls, takes its path without a
+    regular expression (one character that is not special, or a backslash and one that
+    is not a letter or digit); longer text compiles a pattern for every row."""
+    if len(text) == 1 and (ord(text) < 0xD800 or 0xE000 <= ord(text) < 0x10000):
+        return "\\" + text if text in _REGEX_SPECIAL else text
+    return "".join(f"\\x{{{ord(c):x}}}" for c in text)
+
+
 def _literal_class(chars: str) -> str:
     return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in chars) + "]"
 
@@ -289,8 +302,7 @@ class _Translator:
             # `javafns`: one pass in Java (Spark's split compiles a regex per row).
             return Col(F.call_function("sg_split", column), "strs")
         if name == "split" and len(args) == 1 and literals[0]:
-            pattern = "".join(f"\\x{{{ord(c):x}}}" for c in literals[0])
-            return Col(F.split(column, pattern, -1), "strs")
+            return Col(F.split(column, _literal_pattern(literals[0]), -1), "strs")
         if name == "replace" and len(args) == 2 and literals[0]:
             return Col(F.replace(column, F.lit(literals[0]), F.lit(literals[1])), "str")
         if name in ("startswith", "endswith") and len(args) == 1:

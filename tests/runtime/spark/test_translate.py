@@ -15,7 +15,8 @@ from runtime.spark.translate import Col, Tup, Untranslatable, leaves, python_val
 
 TEXTS = [
     "Hello World", "  leading and trailing  ", "", "tabs\tand\nnewlines\r\n", "a,b,,c,",
-    "Straße ÉTÉ naïve", "ΟΔΟΣ Σ", "İstanbul", "日本語 テキスト", "emoji 😀 pair",
+    "Straße ÉTÉ naïve", "ΟΔΟΣ Σ", "a.b|c\\\\d..e||", "ßaß", "İstanbul", "日本語 テキスト",
+    "emoji 😀 pair",
     "nbsp\u00a0and\u3000ideographic\u2028line", "x", "a--b--", ",", "ǅ titlecase",
     "ﬁne ŉ ᾳ", "\u1c89\ua7cb\U00010d50 newer Unicode", "AΣ\u1ad0 mark",
     "abß\u2028", "x,,\n", "ß,\r\n", "\u0085,a,", ",a\u2029",
@@ -30,7 +31,8 @@ TEXT_EXPRESSIONS = [
     "x < 'b'", "x >= 'a' and x != ''", "not x.startswith(' ')", "'big' if len(x) > 5 else x",
     "(x, (len(x), x.upper()))[1][0]", "str(len(x))", "str(len(x) > 2)",
     "x.upper().lower()", "x.lower().upper()", "len(x.upper())", "x.rstrip('ß')",
-    "x.lstrip(',')", "x.strip(',ß')", "x.rstrip()",
+    "x.lstrip(',')", "x.strip(',ß')", "x.rstrip()", "x.split('.')", "x.split('|')",
+    "x.split('ß')", "x.split('\\\\')", "x.split('😀')", "x.split('a')", "x.split('\\n')",
 ]  # fmt: skip
 INT_EXPRESSIONS = [
     "x + 1", "x - 3", "x * 2", "x * 2.5", "x % 7", "x % 2 == 0", "-x", "abs(x)",
