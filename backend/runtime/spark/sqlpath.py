@@ -546,16 +546,11 @@ def _accumulator_part(
             return "sum", value(expr.right)
         if is_leaf(expr.right):
             return "sum", value(expr.left)
-    if (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Name)
-        and expr.func.id in ("max", "min")
-        and len(expr.args) == 2
-        and not expr.keywords
-    ):
-        first, second = expr.args
+    pair = _min_max_of_two(expr)
+    if pair is not None:
+        name, (first, second) = pair
         if is_leaf(first) != is_leaf(second):
-            return expr.func.id, value(second if is_leaf(first) else first)
+            return name, value(second if is_leaf(first) else first)
     raise Untranslatable(f"{node.label}: the add does not fold the accumulator leaf by leaf")
 
 
@@ -606,16 +601,23 @@ def _field_fold(expr: ast.expr, index: int | None, node: NodePlan) -> str:
         and {operand(expr.left), operand(expr.right)} == {"a", "b"}
     ):
         return "sum"
+    pair = _min_max_of_two(expr)
+    if pair is not None and {operand(arg) for arg in pair[1]} == {"a", "b"}:
+        return pair[0]
+    raise Untranslatable(f"{node.label}: the reduce does not fold field by field")
+
+
+def _min_max_of_two(expr: ast.expr) -> tuple[str, tuple[ast.expr, ast.expr]] | None:
+    """`max(p, q)` or `min(p, q)`: the function's name and its two arguments."""
     if (
         isinstance(expr, ast.Call)
         and isinstance(expr.func, ast.Name)
         and expr.func.id in ("max", "min")
         and len(expr.args) == 2
         and not expr.keywords
-        and {operand(arg) for arg in expr.args} == {"a", "b"}
     ):
-        return expr.func.id
-    raise Untranslatable(f"{node.label}: the reduce does not fold field by field")
+        return expr.func.id, (expr.args[0], expr.args[1])
+    return None
 
 
 def _aggregate(

@@ -77,6 +77,27 @@ def document(
     )
 
 
+Step = tuple[str, dict[str, Any]]
+"""An operator's kind and parameters."""
+
+
+def feed(source: Step, chain: list[Step], key: str, head: Step) -> dict[str, Any]:
+    """`source` and `chain` at parallelism 3, a HASH edge on `key` into `head` and a sink
+    at 2, in BATCH mode."""
+    doc = Doc(parallelism=3, mode="BATCH").node(1, *source)
+    last = 1
+    for number, (kind, params) in enumerate(chain, start=10):
+        doc = doc.node(number, kind, params).edge(last, number)
+        last = number
+    return (
+        doc.node(5, *head, parallelism=2)
+        .node(6, "sink.collect", parallelism=2)
+        .edge(last, 5, "HASH", key=key)
+        .edge(5, 6)
+        .build()
+    )
+
+
 def plan(doc: dict[str, Any], data_dir: Path | str, preview: int = 10_000) -> RunPlan:
     options = RunOptions(data_dir=str(data_dir), preview_size=preview, seed=7)
     return build_run_plan(doc, compile_document(doc), options)
@@ -209,19 +230,8 @@ NUMBERS = {
 def test_number_sources_run_in_sql_alike(
     spark: Session, data: Path, run_events: Any, case: str
 ) -> None:
-    (source, params), chain, key, (head, head_params) = NUMBERS[case]
-    doc = Doc(parallelism=3, mode="BATCH").node(1, source, params)
-    last = 1
-    for number, (kind, kind_params) in enumerate(chain, start=10):
-        doc = doc.node(number, kind, kind_params).edge(last, number)
-        last = number
-    doc = (
-        doc.node(5, head, head_params, parallelism=2)
-        .node(6, "sink.collect", parallelism=2)
-        .edge(last, 5, "HASH", key=key)
-        .edge(5, 6)
-    )
-    run_plan = plan(doc.build(), data, preview=9)
+    source, chain, key, head = NUMBERS[case]
+    run_plan = plan(feed(source, chain, key, head), data, preview=9)
     python, sql = both(spark, run_plan, run_events)
     assert [sql.details["engines"][v.id] for v in run_plan.vertices] == ["sql", "sql"]
     assert sql.details["subtasks"] == python.details["subtasks"]
@@ -251,19 +261,8 @@ FIELDS = {
 def test_fields_of_split_lines_run_in_sql_alike(
     spark: Session, data: Path, run_events: Any, case: str
 ) -> None:
-    chain, key, (head, head_params) = FIELDS[case]
-    doc = Doc(parallelism=3, mode="BATCH").node(1, "source.text", {"path": "rows"})
-    last = 1
-    for number, (kind, kind_params) in enumerate(chain, start=10):
-        doc = doc.node(number, kind, kind_params).edge(last, number)
-        last = number
-    doc = (
-        doc.node(5, head, head_params, parallelism=2)
-        .node(6, "sink.collect", parallelism=2)
-        .edge(last, 5, "HASH", key=key)
-        .edge(5, 6)
-    )
-    run_plan = plan(doc.build(), data, preview=20)
+    chain, key, head = FIELDS[case]
+    run_plan = plan(feed(("source.text", {"path": "rows"}), chain, key, head), data, preview=20)
     python, sql = both(spark, run_plan, run_events)
     assert [sql.details["engines"][v.id] for v in run_plan.vertices] == ["sql", "sql"]
     assert sql.details["subtasks"] == python.details["subtasks"]
