@@ -770,7 +770,9 @@ class FedBody(VertexBody):
         produced: dict[tuple[str, int], int] = {}
         groups: dict[Any, list[Any]] = {}
         total = 0
-        for row in rows:
+        for spark_row in rows:
+            # As a plain tuple: a Spark Row's own indexing is five times slower.
+            row = tuple(spark_row)
             src, count, first, key = row[0], row[1], row[2], row[3]
             produced[producer, src] = produced.get((producer, src), 0) + count
             total += count
