@@ -20,7 +20,10 @@ functions in a SparkSession's SQL:
 - `sg_int(text, where)`: Python's `int(text)` (Unicode digits and spaces, underscores
   between digits, by the same tables), failing the query where Python raises (with
   Python's words after `where`, an `ExpressionError`), and where Python would give an int
-  beyond 64 bits.
+  beyond 64 bits;
+- `sg_evaluated(test)`: `test`, computed for every row that reaches it (nondeterministic,
+  so Spark neither moves a filter before it nor folds it to a constant): how the SQL
+  path makes Spark compute what may fail where the Python chain computes it (`sqlpath`).
 
 `TextBytes` hands Hadoop's text to Python as bytes, for the Python path's reads of other
 schemes than `file:` to decode as a `file:` location's source does.
@@ -94,6 +97,8 @@ def register(spark: SparkSession) -> None:
     for name, cls in FUNCTIONS.items():
         kind = types[RETURNS[name]] if name in RETURNS else IntegerType()
         spark.udf.registerJavaFunction(name, f"{PACKAGE}.{cls}", kind)
+    jvm: Any = spark.sparkContext._jvm
+    getattr(jvm, f"{PACKAGE}.Evaluated").register(spark._jsparkSession)
 
 
 def text_frame(spark: SparkSession, uris: list[str], parallelism: int) -> tuple[DataFrame, int]:

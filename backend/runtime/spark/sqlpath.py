@@ -46,7 +46,7 @@ proven equal").
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +62,7 @@ from runtime.storage import Storage, data_location
 
 if TYPE_CHECKING:
     from pyspark.accumulators import Accumulator
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
     from runtime.chains import SubtaskRun
     from runtime.plan import NodePlan, RunPlan, VertexPlan
@@ -317,11 +317,12 @@ def _source_frame(
     number = Col(F.col("_r0"), "int")
     if head.kind == "source.sequence":
         return frame, number, reader
+    fallible: list[Column] = []
     try:
-        value = translate(head.params["fn"], {"i": number}, head.label)
+        value = translate(head.params["fn"], {"i": number}, head.label, fallible)
     except Untranslatable as reason:
         raise Untranslatable(f"{head.label}: {reason}") from None
-    frame, record = _project(frame, value)
+    frame, record = _project(frame, value, fallible)
     return frame, record, reader
 
 
@@ -359,18 +360,25 @@ def _operator(node: NodePlan, frame: DataFrame, record: Value) -> tuple[DataFram
     from pyspark.sql import functions as F
 
     if node.kind == "filter":
-        test = translate(node.params["predicate"], {"x": record}, node.label)
+        fallible: list[Column] = []
+        test = translate(node.params["predicate"], {"x": record}, node.label, fallible)
         if not isinstance(test, Col) or test.kind != "bool":
             raise Untranslatable("the predicate is not a bool")
-        frame = frame.where(test.column)
+        condition = test.column
+        if fallible or _CHECK in frame.columns:
+            # Opaque to the optimizer: a filter it finds always false would skip the
+            # rows before it, which Python's chain still computes.
+            condition = F.call_function("sg_evaluated", condition)
+        frame = frame.where(condition)
     elif node.kind == "map":
-        value = translate(node.params["fn"], {"x": record}, node.label)
-        frame, record = _project(frame, value)
+        computed: list[Column] = []
+        value = translate(node.params["fn"], {"x": record}, node.label, computed)
+        frame, record = _project(frame, value, computed)
     else:
         items = translate(node.params["fn"], {"x": record}, node.label)
         if not isinstance(items, Col) or items.kind != "strs":
             raise Untranslatable("a flat_map of something other than a split")
-        frame = frame.select("_src", F.explode(items.column).alias("_r0"))
+        frame = frame.select(*_kept(frame), F.explode(items.column).alias("_r0"))
         record = Col(F.col("_r0"), "str")
     return frame, record
 
@@ -397,17 +405,42 @@ def _straight_chain(vertex: VertexPlan, head: NodePlan) -> list[NodePlan]:
         chain.append(node)
 
 
-def _project(frame: DataFrame, value: Value) -> tuple[DataFrame, Value]:
+def _project(
+    frame: DataFrame,
+    value: Value,
+    fallible: Sequence[Column] = (),
+) -> tuple[DataFrame, Value]:
+    """`frame`'s rows as the records of `value`. What of `value` may fail where Python
+    raises (`fallible`) is computed here for every row, read or not, as Python computes
+    it: Spark would drop a value no one reads and move a later filter before the
+    projection. So the projection also computes `_CHECK`, a test of every such value
+    through `sg_evaluated`, which is nondeterministic (Spark moves no filter before such
+    a projection) and read by the aggregation (Spark keeps it)."""
     from pyspark.sql import functions as F
 
     from runtime.spark.translate import rebuild
 
     cells = leaves(value)
     names = [f"_r{i}" for i in range(len(cells))]
+    kept = _kept(frame)
+    if fallible:
+        tests = [column.isNull() for column in fallible] + [F.col(c) for c in kept[1:]]
+        test = tests[0] if len(tests) == 1 else F.greatest(*tests)  # computes them all
+        kept = ["_src", F.call_function("sg_evaluated", test).alias(_CHECK)]
     frame = frame.select(
-        "_src", *[cell.column.alias(n) for cell, n in zip(cells, names, strict=True)]
+        *kept, *[cell.column.alias(n) for cell, n in zip(cells, names, strict=True)]
     )
     return frame, rebuild(value, [F.col(n) for n in names])
+
+
+_CHECK = "_check"
+"""The column of the rows whose chain computed something that may fail (`_project`)."""
+
+
+def _kept(frame: DataFrame) -> list[Any]:
+    """The columns every projection of the producer's rows keeps: the subtask, and the
+    check of what may fail when there is one."""
+    return ["_src", _CHECK] if _CHECK in frame.columns else ["_src"]
 
 
 def _shape(value: Value) -> Shape:
@@ -642,6 +675,9 @@ def _aggregate(
         frame, counted = _in_windows(frame, timestamp, fold.windows)
         groups.append(F.col("_start"))
     aggregates = [counted.alias("_n"), F.min(ordering).alias("_first")]
+    checked = _CHECK in frame.columns
+    if checked:  # read, so that Spark computes it for every row
+        aggregates.append(F.min(F.col(_CHECK)).alias("_ok"))
     in_key = _key_fields(key_value)
     fields = []
     for index, (cell, kind) in enumerate(zip(cells, fold.kinds, strict=True)):
@@ -654,6 +690,10 @@ def _aggregate(
             fields.append(in_key[id(cell)].alias(f"_f{index}"))
             continue
         fields.append(F.col(f"_f{index}"))
+        if fold.windows is not None and not fold.windows.tumbling:
+            # A record in no window adds nothing: its value is not computed (Python's
+            # window never calls `add` for it).
+            column = F.when(F.col("_start").isNotNull(), column)
         if kind == "first":
             folded = F.min_by(column, ordering)
         elif kind == "sum":
@@ -669,7 +709,8 @@ def _aggregate(
     code = F.call_function("sg_partition_code", subtask, F.lit(p))
     placed = grouped.withColumn("_c", code).repartition(p, "_c")
     window = [F.col("_start")] if fold.windows is not None else []
-    return placed.select("_src", "_n", "_first", "_key", *window, *fields)
+    ok = ["_ok"] if checked else []
+    return placed.select("_src", "_n", "_first", "_key", *window, *fields, *ok)
 
 
 def _in_windows(frame: DataFrame, timestamp: Col, windows: Windows) -> tuple[DataFrame, Any]:
@@ -766,6 +807,7 @@ class FedBody(VertexBody):
         kinds = fold.kinds
         windows = fold.windows
         leaves_at = 4 if windows is None else 5
+        width = len(kinds)  # then, maybe, the check of what may fail (`_project`)
         producer = self.producer
         produced: dict[tuple[str, int], int] = {}
         groups: dict[Any, list[Any]] = {}
@@ -782,7 +824,7 @@ class FedBody(VertexBody):
                 continue
             else:
                 group_key = (key, row[4])
-            cells = list(row[leaves_at:])
+            cells = list(row[leaves_at : leaves_at + width])
             group = groups.get(group_key)
             if group is None:
                 groups[group_key] = [first, cells, count, group_key]

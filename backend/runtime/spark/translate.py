@@ -99,20 +99,35 @@ def _literal_class(chars: str) -> str:
     return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in chars) + "]"
 
 
-def translate(text: str, variables: Mapping[str, Value], where: str = "") -> Value:
+def translate(
+    text: str,
+    variables: Mapping[str, Value],
+    where: str = "",
+    fallible: list[Column] | None = None,
+) -> Value:
     """The expression `text` (already checked by `compile_expression`) over `variables`;
-    `where` names it in what it raises (an operator's label, as the Python chain does)."""
+    `where` names it in what it raises (an operator's label, as the Python chain does).
+    When a part of it fails where Python raises, its value's columns are added to
+    `fallible`: Python computes the expression for every record (the parts a conditional
+    or `and` / `or` passes over excepted, which Spark passes over alike), so the caller
+    has Spark compute them too (`sqlpath`), even where no one reads them."""
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as error:
         raise Untranslatable(f"not an expression: {error.msg}") from None
-    return _Translator(variables, where).value(tree)
+    translator = _Translator(variables, where)
+    value = translator.value(tree)
+    if fallible is not None and translator.fallible:
+        fallible.extend(leaf.column for leaf in leaves(value))
+    return value
 
 
 class _Translator:
     def __init__(self, variables: Mapping[str, Value], where: str) -> None:
         self.variables = variables
         self.where = where
+        self.fallible = False
+        """Whether a part fails where Python raises."""
 
     def value(self, node: ast.expr) -> Value:
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -180,6 +195,7 @@ class _Translator:
             item = F.element_at(base.column, position + 1 if position >= 0 else position)
             words = "IndexError: list index out of range"
             missing = F.raise_error(F.lit(f"{self.where}: {words}" if self.where else words))
+            self.fallible = True
             return Col(F.when(present, item).otherwise(missing), "str")
         if not -len(base.items) <= position < len(base.items):
             raise Untranslatable("a tuple index out of range")
@@ -228,6 +244,9 @@ class _Translator:
 
     def _BoolOp(self, node: ast.BoolOp) -> Value:
         columns = [self.col(value, "bool").column for value in node.values]
+        if self.fallible and any(isinstance(value, ast.Constant) for value in node.values):
+            # Spark folds `p and False` to False without computing p, which Python does.
+            raise Untranslatable("and / or with a constant beside what may fail")
         result = columns[0]
         for column in columns[1:]:
             result = result & column if isinstance(node.op, ast.And) else result | column
@@ -328,6 +347,7 @@ class _Translator:
             return Col(F.when(value.column, "True").otherwise("False"), "str")
         if name == "int" and value.kind == "str":
             # `javafns`: Python's reading of text, failing the run where Python raises.
+            self.fallible = True
             return Col(F.call_function("sg_int", value.column, F.lit(self.where)), "int")
         if name == "int" and value.kind == "int":
             return value

@@ -269,6 +269,27 @@ def test_fields_of_split_lines_run_in_sql_alike(
     assert sinks(sql) == sinks(python)
 
 
+@pytest.mark.parametrize(
+    "after",
+    [
+        [("filter", {"predicate": "len(x[0]) > 100"})],  # drops every record after the map
+        [("map", {"fn": "x[0]"})],  # reads nothing of the int
+        [("map", {"fn": "(x[0], 1)"}), ("filter", {"predicate": "x[1] > 5"})],
+    ],
+)
+def test_what_python_raises_before_a_filter_or_an_unread_field_fails_in_sql_too(
+    spark: Session, data: Path, run_events: Any, after: list[Step]
+) -> None:
+    """Spark may move a filter before a projection and drop a projected value no one
+    reads; Python's chain runs the map for every record it receives all the same."""
+    chain = [("map", {"fn": "(x.split(',')[0], int(x.split(',')[2]))"}), *after]
+    run_plan = plan(feed(("source.text", {"path": "bad"}), chain, "0", ("count", {})), data)
+    results = [run_spark(spark, run_plan, run_events(), sql=sql) for sql in (False, True)]
+    assert [r.outcome for r in results] == [RunOutcome.FAILED, RunOutcome.FAILED]
+    assert set(results[1].details["engines"].values()) == {"sql"}
+    assert results[1].error == results[0].error
+
+
 def test_an_int_python_cannot_read_fails_the_run_in_sql_too(
     spark: Session, data: Path, run_events: Any
 ) -> None:

@@ -46,7 +46,7 @@ REFUSED = [
     ("x.replace('', 'a')", "str"), ("max(x, 'a')", "str"), ("(x, 1)[2]", "str"),
     ("x + 0.5 > 2", "int"), ("x * 'ab'", "int"), ("x % 2", "str"), ("x.lower()", "int"),
     ("x.split()[i]", "str"), ("x.split()[1:]", "str"), ("x[0]", "int"), ("int(x, 16)", "str"),
-    ("int(x.split())", "str"),
+    ("int(x.split())", "str"), ("int(x) > 1 and False", "str"), ("True or x[0] == 'a'", "strs"),
 ]  # fmt: skip
 FIELDS = [
     "a,1,b", "Straße, 42 ,ÉTÉ", ",-7,", "x,+3,y,z", "日本語,١٢,😀", "a,\u00a05\u2003,b",
