@@ -46,7 +46,7 @@ proven equal").
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -246,10 +246,10 @@ def _feed(
     if key_text is None:
         raise Untranslatable("the HASH edge has no key")
     chain = _straight_chain(producer, head)
-    frame, record, reader = _source_frame(plan, producer, head, spark, storage)
+    frame, record, reader, unchecked = _source_frame(plan, producer, head, spark, storage)
     for node in chain:
         try:
-            frame, record = _operator(node, frame, record)
+            frame, record, unchecked = _operator(node, frame, record, unchecked)
         except Untranslatable as reason:
             raise Untranslatable(f"{node.label}: {reason}") from None
     fold, cells = _fold(fold_node, record)
@@ -260,6 +260,9 @@ def _feed(
         key = as_struct(key_value)
     except Untranslatable as reason:
         raise Untranslatable(f"the key {key_text!r}: {reason}") from None
+    read = {id(leaf) for leaf in leaves(key_value)} | {id(cell) for cell in cells if cell}
+    if any(id(leaf) not in read for leaf in unchecked):
+        frame = _checked(frame, unchecked)  # a value no aggregate reads: Spark would not compute it
     frame = _aggregate(frame, cells, key_value, key, fold, consumer, timestamp)
     body = _fed_consumer(consumer, fold_node if fold.aggregate else None)
     return Feed(producer, consumer, body, fold, frame, reader)
@@ -290,9 +293,10 @@ def _source_frame(
     head: NodePlan,
     spark: Callable[[], SparkSession],
     storage: Storage | None,
-) -> tuple[DataFrame, Value, int]:
+) -> tuple[DataFrame, Value, int, list[Col]]:
     """The source's records as (`_src`, `_r0`...) rows, partition i subtask i, split as
-    the source operator splits them; their value; the id of the RDD that makes them."""
+    the source operator splits them; their value; the id of the RDD that makes them; the
+    leaves of the value that may fail and that Spark is not yet made to compute."""
     from pyspark.sql import functions as F
 
     from runtime.operators.sources import number_splits
@@ -302,7 +306,7 @@ def _source_frame(
     if head.kind in TEXT_SOURCES:
         lines, reader = text_frame(spark(), _file_uris(plan, head, storage), p)
         frame = lines.select(F.col("subtask").alias("_src"), F.col("value").alias("_r0"))
-        return frame, Col(F.col("_r0"), "str"), reader
+        return frame, Col(F.col("_r0"), "str"), reader, []
     if head.kind == "source.sequence":
         first, last = int(head.params["from"]), int(head.params["to"])
     else:
@@ -316,14 +320,14 @@ def _source_frame(
     frame = numbers.select(F.col("subtask").alias("_src"), F.col("value").alias("_r0"))
     number = Col(F.col("_r0"), "int")
     if head.kind == "source.sequence":
-        return frame, number, reader
+        return frame, number, reader, []
     fallible: list[Column] = []
     try:
         value = translate(head.params["fn"], {"i": number}, head.label, fallible)
     except Untranslatable as reason:
         raise Untranslatable(f"{head.label}: {reason}") from None
-    frame, record = _project(frame, value, fallible)
-    return frame, record, reader
+    frame, record = _project(frame, value)
+    return frame, record, reader, leaves(record) if fallible else []
 
 
 def _file_uris(plan: RunPlan, head: NodePlan, storage: Storage | None) -> list[str]:
@@ -355,10 +359,16 @@ def _fold_head(consumer: VertexPlan) -> NodePlan:
     return head
 
 
-def _operator(node: NodePlan, frame: DataFrame, record: Value) -> tuple[DataFrame, Value]:
-    """One stateless operator of the producer's chain over the frame of its records."""
+def _operator(
+    node: NodePlan, frame: DataFrame, record: Value, unchecked: list[Col]
+) -> tuple[DataFrame, Value, list[Col]]:
+    """One stateless operator of the producer's chain over the frame of its records, and
+    the leaves of the record that may fail and that Spark is not yet made to compute
+    (`_checked`): before an operator that could skip them, they are."""
     from pyspark.sql import functions as F
 
+    if unchecked:
+        frame = _checked(frame, unchecked)
     if node.kind == "filter":
         fallible: list[Column] = []
         test = translate(node.params["predicate"], {"x": record}, node.label, fallible)
@@ -369,18 +379,17 @@ def _operator(node: NodePlan, frame: DataFrame, record: Value) -> tuple[DataFram
             # Opaque to the optimizer: a filter it finds always false would skip the
             # rows before it, which Python's chain still computes.
             condition = F.call_function("sg_evaluated", condition)
-        frame = frame.where(condition)
-    elif node.kind == "map":
+        return frame.where(condition), record, []
+    if node.kind == "map":
         computed: list[Column] = []
         value = translate(node.params["fn"], {"x": record}, node.label, computed)
-        frame, record = _project(frame, value, computed)
-    else:
-        items = translate(node.params["fn"], {"x": record}, node.label)
-        if not isinstance(items, Col) or items.kind != "strs":
-            raise Untranslatable("a flat_map of something other than a split")
-        frame = frame.select(*_kept(frame), F.explode(items.column).alias("_r0"))
-        record = Col(F.col("_r0"), "str")
-    return frame, record
+        frame, record = _project(frame, value)
+        return frame, record, leaves(record) if computed else []
+    items = translate(node.params["fn"], {"x": record}, node.label)
+    if not isinstance(items, Col) or items.kind != "strs":
+        raise Untranslatable("a flat_map of something other than a split")
+    frame = frame.select(*_kept(frame), F.explode(items.column).alias("_r0"))
+    return frame, Col(F.col("_r0"), "str"), []
 
 
 def _has_faults(plan: RunPlan, vertex: VertexPlan) -> bool:
@@ -405,36 +414,38 @@ def _straight_chain(vertex: VertexPlan, head: NodePlan) -> list[NodePlan]:
         chain.append(node)
 
 
-def _project(
-    frame: DataFrame,
-    value: Value,
-    fallible: Sequence[Column] = (),
-) -> tuple[DataFrame, Value]:
-    """`frame`'s rows as the records of `value`. What of `value` may fail where Python
-    raises (`fallible`) is computed here for every row, read or not, as Python computes
-    it: Spark would drop a value no one reads and move a later filter before the
-    projection. So the projection also computes `_CHECK`, a test of every such value
-    through `sg_evaluated`, which is nondeterministic (Spark moves no filter before such
-    a projection) and read by the aggregation (Spark keeps it)."""
+def _project(frame: DataFrame, value: Value) -> tuple[DataFrame, Value]:
     from pyspark.sql import functions as F
 
     from runtime.spark.translate import rebuild
 
     cells = leaves(value)
     names = [f"_r{i}" for i in range(len(cells))]
-    kept = _kept(frame)
-    if fallible:
-        tests = [column.isNull() for column in fallible] + [F.col(c) for c in kept[1:]]
-        test = tests[0] if len(tests) == 1 else F.greatest(*tests)  # computes them all
-        kept = ["_src", F.call_function("sg_evaluated", test).alias(_CHECK)]
     frame = frame.select(
-        *kept, *[cell.column.alias(n) for cell, n in zip(cells, names, strict=True)]
+        *_kept(frame), *[cell.column.alias(n) for cell, n in zip(cells, names, strict=True)]
     )
     return frame, rebuild(value, [F.col(n) for n in names])
 
 
+def _checked(frame: DataFrame, unchecked: list[Col]) -> DataFrame:
+    """`frame` with `_CHECK`: a test of every leaf in `unchecked` (values that may fail
+    where Python raises), so that Spark computes them for every row, as Python's chain
+    computes them, read or not. Without it Spark drops a value no one reads and moves a
+    later filter before the projection. The test goes through `sg_evaluated`, which is
+    nondeterministic (Spark moves no filter before it, folds it nowhere), and runs
+    through to the aggregation, which reads it (so Spark keeps it)."""
+    from pyspark.sql import functions as F
+
+    tests = [leaf.column.isNull() for leaf in unchecked]
+    if _CHECK in frame.columns:
+        tests.append(F.col(_CHECK))
+    test = tests[0] if len(tests) == 1 else F.greatest(*tests)  # computes them all
+    others = [name for name in frame.columns if name != _CHECK]
+    return frame.select(*others, F.call_function("sg_evaluated", test).alias(_CHECK))
+
+
 _CHECK = "_check"
-"""The column of the rows whose chain computed something that may fail (`_project`)."""
+"""The column of the rows whose chain computed something that may fail (`_checked`)."""
 
 
 def _kept(frame: DataFrame) -> list[Any]:

@@ -275,6 +275,7 @@ def test_fields_of_split_lines_run_in_sql_alike(
         [("filter", {"predicate": "len(x[0]) > 100"})],  # drops every record after the map
         [("map", {"fn": "x[0]"})],  # reads nothing of the int
         [("map", {"fn": "(x[0], 1)"}), ("filter", {"predicate": "x[1] > 5"})],
+        [],  # a count reads no field; the key is a constant
     ],
 )
 def test_what_python_raises_before_a_filter_or_an_unread_field_fails_in_sql_too(
