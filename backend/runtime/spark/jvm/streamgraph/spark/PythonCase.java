@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Python's {@code str.lower()} and {@code str.upper()}: full case mappings per code point
@@ -32,6 +33,24 @@ public final class PythonCase {
   static {
     List<int[]> cased = new ArrayList<>();
     List<int[]> ignorable = new ArrayList<>();
+    readTables(
+        parts -> {
+          int code = Integer.parseInt(parts[1], 16);
+          switch (parts[0]) {
+            case "L" -> put(LOWER, LOWER_ABOVE, code, text(parts));
+            case "U" -> put(UPPER, UPPER_ABOVE, code, text(parts));
+            case "C" -> cased.add(new int[] {code, Integer.parseInt(parts[2], 16)});
+            case "I" -> ignorable.add(new int[] {code, Integer.parseInt(parts[2], 16)});
+            case "D" -> {} // decimal digits: PythonInt's
+            default -> throw new IllegalStateException("python-case.txt: " + String.join(" ", parts));
+          }
+        });
+    CASED = cased.toArray(new int[0][]);
+    IGNORABLE = ignorable.toArray(new int[0][]);
+  }
+
+  /** Every line of the tables (`casetables.py`), split at its spaces, comments skipped. */
+  static void readTables(Consumer<String[]> each) {
     try (InputStream stream = PythonCase.class.getResourceAsStream("python-case.txt")) {
       if (stream == null) {
         throw new IllegalStateException("python-case.txt is missing from the jar");
@@ -39,25 +58,13 @@ public final class PythonCase {
       BufferedReader reader =
           new BufferedReader(new InputStreamReader(stream, StandardCharsets.US_ASCII));
       for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-        if (line.isEmpty() || line.charAt(0) == '#') {
-          continue;
-        }
-        String[] parts = line.split(" ");
-        int code = Integer.parseInt(parts[1], 16);
-        switch (parts[0]) {
-          case "L" -> put(LOWER, LOWER_ABOVE, code, text(parts));
-          case "U" -> put(UPPER, UPPER_ABOVE, code, text(parts));
-          case "C" -> cased.add(new int[] {code, Integer.parseInt(parts[2], 16)});
-          case "I" -> ignorable.add(new int[] {code, Integer.parseInt(parts[2], 16)});
-          case "D" -> {} // decimal digits: PythonInt's
-          default -> throw new IllegalStateException("python-case.txt: " + line);
+        if (!line.isEmpty() && line.charAt(0) != '#') {
+          each.accept(line.split(" "));
         }
       }
     } catch (IOException error) {
       throw new UncheckedIOException(error);
     }
-    CASED = cased.toArray(new int[0][]);
-    IGNORABLE = ignorable.toArray(new int[0][]);
   }
 
   private static String text(String[] parts) {

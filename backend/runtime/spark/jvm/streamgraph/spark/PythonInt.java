@@ -1,11 +1,5 @@
 package streamgraph.spark;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.spark.sql.api.java.UDF2;
@@ -27,21 +21,12 @@ public final class PythonInt implements UDF2<String, String, Long> {
   private static final Map<Integer, Integer> DECIMAL = new HashMap<>();
 
   static {
-    try (InputStream stream = PythonInt.class.getResourceAsStream("python-case.txt")) {
-      if (stream == null) {
-        throw new IllegalStateException("python-case.txt is missing from the jar");
-      }
-      BufferedReader reader =
-          new BufferedReader(new InputStreamReader(stream, StandardCharsets.US_ASCII));
-      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-        if (line.startsWith("D ")) {
-          String[] parts = line.split(" ");
-          DECIMAL.put(Integer.parseInt(parts[1], 16), Integer.parseInt(parts[2]));
-        }
-      }
-    } catch (IOException error) {
-      throw new UncheckedIOException(error);
-    }
+    PythonCase.readTables(
+        parts -> {
+          if (parts[0].equals("D")) {
+            DECIMAL.put(Integer.parseInt(parts[1], 16), Integer.parseInt(parts[2]));
+          }
+        });
   }
 
   /** The int `text` holds as Python reads it, or null when Python raises ValueError. */
